@@ -1,0 +1,88 @@
+"""Figure 710 — Clock hands at different speeds."""
+
+import math
+
+import holoviews as hv
+import numpy as np
+import param
+
+from posviz.figures.base import INK, PALETTE, EvenSlider, Figure, Slider, name_plot
+from posviz.maths import encoding
+
+POSITIONS = np.linspace(0, 100, 801)
+OFFSETS = np.arange(0, 101)
+
+
+class ClockHands(Figure):
+    figure_id = 710
+    title = "Clock hands at different speeds"
+    caption = (
+        "Left: four sine dimensions of the encoding against position; the vertical line is "
+        "*pos*. The fastest hand (ω₀ = 1) completes a turn every 2π ≈ 6.28 positions and "
+        "each later hand is slower. Right: the dot product of the encoding at *pos* with "
+        "the encoding k positions further on, from the two rows (solid) and from "
+        "Σᵢ cos(ωᵢ·k) (dashed). Drag *pos*: the right curve stays put, because the dot "
+        "product depends only on the offset k."
+    )
+
+    pos = Slider(default=12, bounds=(0, 100), label="pos", doc="The position marked on the left.")
+    d_model = EvenSlider(default=128, bounds=(16, 1024), step=16, label="d_model",
+                     doc="Width of the encoding (even): d_model/2 hands.")
+
+    def encoding(self, positions) -> np.ndarray:
+        return encoding.encoding(positions, self.d_model)
+
+    def dot_products(self, ks) -> tuple[np.ndarray, np.ndarray]:
+        return (encoding.dot_from_rows(self.pos, ks, self.d_model),
+                encoding.dot_closed_form(ks, self.d_model))
+
+    def hands(self) -> list[tuple[int, float]]:
+        """(i, ω_i) of the hands drawn on the left."""
+        omegas = encoding.frequencies(self.d_model)
+        return [(i, float(omegas[i])) for i in encoding.hand_indices(self.d_model)]
+
+    @param.depends("pos", "d_model")
+    def hands_plot(self):
+        hands = self.hands()
+        table = self.encoding(POSITIONS)
+        at_pos = self.encoding([self.pos])[0]
+        curves = [
+            hv.Curve((POSITIONS, table[:, 2 * i]), "position", "value",
+                     label=f"dim {2 * i}: one turn per {2 * math.pi / omega:.1f}")
+            .opts(color=PALETTE[n], line_width=2)
+            for n, (i, omega) in enumerate(hands)
+        ]
+        marks = hv.Scatter([(self.pos, at_pos[2 * i]) for i, _ in hands], "position", "value")
+        return hv.Overlay([*curves, hv.VLine(self.pos).opts(color=INK, line_dash="dotted"),
+                           marks.opts(color=INK, size=7)]).opts(
+            width=460, height=300, ylim=(-1.15, 1.6), legend_position="top",
+            legend_cols=2, title=f"sin(pos·ωᵢ) at pos = {self.pos}", show_grid=True,
+            hooks=[name_plot(f"posviz-{self.figure_id}-hands")],
+        )
+
+    @param.depends("pos", "d_model")
+    def dot_plot(self):
+        rows, closed = self.dot_products(OFFSETS)
+        return hv.Overlay([
+            hv.Curve((OFFSETS, rows), "offset k", "PE(pos)·PE(pos+k)", label="from rows")
+            .opts(color=PALETTE[0], line_width=3),
+            hv.Curve((OFFSETS, closed), "offset k", "PE(pos)·PE(pos+k)", label="Σ cos(ωᵢk)")
+            .opts(color=PALETTE[1], line_width=2, line_dash="dashed"),
+        ]).opts(
+            width=420, height=300, legend_position="top_right", show_grid=True,
+            title=f"Dot product, {self.d_model // 2} hands", framewise=True,
+            hooks=[name_plot(f"posviz-{self.figure_id}-dot")],
+        )
+
+    def plots(self):
+        return [hv.DynamicMap(self.hands_plot), hv.DynamicMap(self.dot_plot)]
+
+    def readout(self) -> str:
+        rows, closed = self.dot_products(OFFSETS)
+        gap = float(np.max(np.abs(rows - closed)))
+        return (
+            f"pos = **{self.pos}** · d_model = **{self.d_model}** "
+            f"({self.d_model // 2} hands, slowest turns once per "
+            f"{2 * math.pi / encoding.frequencies(self.d_model)[-1]:,.0f} positions) · "
+            f"largest gap between the two curves: {gap:.1e}"
+        )

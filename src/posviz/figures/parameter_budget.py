@@ -1,0 +1,94 @@
+"""Figure 96 — Where the parameters go."""
+
+from importlib import resources
+
+import holoviews as hv
+import panel as pn
+import param
+import yaml
+
+from posviz.figures.base import INK, PALETTE, Figure, Slider, name_plot
+from posviz.maths import budget
+
+CUSTOM = "custom"
+
+
+def load_presets() -> dict[str, dict[str, int]]:
+    """Model sizes named in the paper, from ``posviz/data/model_presets.yaml``."""
+    text = resources.files("posviz").joinpath("data/model_presets.yaml").read_text("utf-8")
+    return yaml.safe_load(text)
+
+
+PRESETS = load_presets()
+ROLE_COLOURS = dict(zip(budget.ROLES, (PALETTE[5], PALETTE[0], PALETTE[1], PALETTE[0],
+                                        PALETTE[4], PALETTE[1], PALETTE[2])))
+
+
+class ParameterBudget(Figure):
+    figure_id = 96
+    title = "Where the parameters go"
+    caption = (
+        "Bars count the model's parameters by role, in millions. Pick *base* or *big*, "
+        "then move a slider. Notice that each encoder layer spends two thirds of its "
+        "weights on the feed-forward block when d_ff = 4·d_model, and that the one shared "
+        "embedding is close to a third of the base model. There is no slider for the "
+        "number of heads: with d_k = d_model/h, splitting into more heads leaves the "
+        "count unchanged."
+    )
+    widgets = {"preset": pn.widgets.RadioButtonGroup}
+
+    preset = param.Selector(default="base", objects=[*PRESETS, CUSTOM],
+                            doc="Model sizes of the paper; moving a slider makes it custom.")
+    d_model = Slider(default=512, bounds=(64, 2048), step=64, label="d_model", doc="Width of the model, d_model.")
+    d_ff = Slider(default=2048, bounds=(256, 8192), step=256, label="d_ff", doc="Inner width of the feed-forward block.")
+    n_layers = Slider(default=6, bounds=(1, 24), label="N (layers per stack)", doc="Layers N in the encoder and in the decoder.")
+    vocab_size = Slider(default=37000, bounds=(1000, 100000), step=1000, label="vocabulary",
+                        doc="Tokens in the shared vocabulary.")
+
+    @param.depends("preset", watch=True)
+    def _apply_preset(self):
+        if self.preset in PRESETS:
+            self.param.update(**PRESETS[self.preset])
+
+    @param.depends("d_model", "d_ff", "n_layers", "vocab_size", watch=True)
+    def _mark_custom(self):
+        sizes = {name: getattr(self, name) for name in ("d_model", "d_ff", "n_layers", "vocab_size")}
+        matching = [name for name, preset in PRESETS.items() if preset == sizes]
+        self.preset = matching[0] if matching else CUSTOM
+
+    def counts(self) -> dict[str, int]:
+        return budget.parameter_counts(self.d_model, self.d_ff, self.n_layers, self.vocab_size)
+
+    def total(self) -> int:
+        return sum(self.counts().values())
+
+    @param.depends("d_model", "d_ff", "n_layers", "vocab_size")
+    def bars(self):
+        counts = self.counts()
+        # Reversed: Bokeh draws the first category at the bottom.
+        rows = [(role, count / 1e6, ROLE_COLOURS[role]) for role, count in reversed(counts.items())]
+        total = self.total() / 1e6
+        bars = hv.Bars(rows, kdims="role", vdims=["millions", "colour"])
+        labels = hv.Labels([(role, value, f" {value:.2f} M" if value < 1 else f" {value:.1f} M") for role, value, _ in rows],
+                           kdims=["role", "millions"], vdims="text")
+        return (bars * labels).opts(
+            hv.opts.Bars(color="colour", invert_axes=True, width=520, height=300,
+                         xlabel="", ylabel="parameters (millions)", line_color=None,
+                         title=f"Total {total:.1f} M parameters", show_grid=True,
+                         tools=["hover"], hooks=[name_plot(f"posviz-{self.figure_id}-bars")],
+                         framewise=True, padding=(0, (0, 0.22))),
+            hv.opts.Labels(text_align="left", text_font_size="9pt", text_color=INK),
+        )
+
+    def plots(self):
+        return [hv.DynamicMap(self.bars)]
+
+    def readout(self) -> str:
+        counts, total = self.counts(), self.total()
+        share = budget.encoder_layer_share(self.d_model, self.d_ff)
+        return (
+            f"**{self.preset}** · d_model = {self.d_model}, d_ff = {self.d_ff}, "
+            f"N = {self.n_layers}, vocab = {self.vocab_size:,} · total **{total / 1e6:.1f} M**  \n"
+            f"feed-forward share of an encoder layer: **{share['feed-forward']:.1%}** · "
+            f"embedding share of the model: **{counts['embedding'] / total:.1%}**"
+        )

@@ -1,0 +1,93 @@
+"""Figure 4121 — Which pixels does one query see?"""
+
+import holoviews as hv
+import numpy as np
+import param
+
+from posviz.figures.base import Figure, Slider, name_plot
+from posviz.maths import reach
+
+# Cell values: 0 not reached, 1 reached, 2 the query itself.
+COLOURS = ["#f4f5f7", "#8fb8e6", "#0b2d5c"]
+
+
+class QueryReach(Figure):
+    figure_id = 4121
+    title = "Which pixels does one query see?"
+    caption = (
+        "Scheme 0 global · 1 local 7×7 window · 2 one-dimensional block · "
+        "3 two-dimensional block · 4 axial. The darkest cell is the query; shaded cells "
+        "reach it after one layer (left) and after two stacked layers (right). Drag the "
+        "query to an edge or a corner: the local and block sets lose the part that falls "
+        "off the image, while the axial cross keeps its full row and column."
+    )
+
+    scheme = Slider(label="scheme", default=1, bounds=(0, 4),
+                    doc="0 global, 1 local 7×7, 2 1D block, 3 2D block, 4 axial.")
+    side = Slider(label="image side", default=16, bounds=(8, 64), doc="Side of the image, in pixels.")
+    row = Slider(label="query row", default=8, bounds=(0, 15), doc="Row of the query pixel (0 at the top).")
+    col = Slider(label="query column", default=8, bounds=(0, 15), doc="Column of the query pixel (0 at the left).")
+    query_length = Slider(label="1D: query block l_q", default=8, bounds=(1, 64),
+                          doc="1D block: pixels in a query block, l_q (raster order).")
+    memory_length = Slider(label="1D: memory before l_m", default=16, bounds=(0, 256),
+                           doc="1D block: pixels before the block that it also attends, l_m.")
+    block_height = Slider(label="2D: block height h_q", default=4, bounds=(1, 16), doc="2D block: rows in a query block, h_q.")
+    block_width = Slider(label="2D: block width w_q", default=4, bounds=(1, 16), doc="2D block: columns in a query block, w_q.")
+    memory_above = Slider(label="2D: memory above h_m", default=4, bounds=(0, 16), doc="2D block: memory rows above, h_m.")
+    memory_side = Slider(label="2D: memory left/right w_m", default=4, bounds=(0, 16),
+                         doc="2D block: memory columns left and right, w_m.")
+
+    @param.depends("side", watch=True, on_init=True)
+    def _fit_query_to_image(self):
+        last = self.side - 1
+        with param.parameterized.batch_call_watchers(self):
+            self.param.row.bounds = (0, last)
+            self.param.col.bounds = (0, last)
+            self.param.update(row=min(self.row, last), col=min(self.col, last))
+
+    def geometry(self) -> reach.Geometry:
+        return reach.Geometry(
+            query_length=self.query_length, memory_length=self.memory_length,
+            block_height=self.block_height, block_width=self.block_width,
+            memory_above=self.memory_above, memory_side=self.memory_side,
+        )
+
+    def reach(self, layers: int = 1) -> np.ndarray:
+        return reach.reach(self.side, self.row, self.col, self.scheme, layers, self.geometry())
+
+    def _grid(self, layers: int):
+        mask = self.reach(layers)
+        cells = mask.astype(float)
+        cells[self.row, self.col] = 2
+        half = self.side - 0.5
+        # Flipped so that y equals the row index; the y axis is then inverted.
+        image = hv.Image(np.flipud(cells), bounds=(-0.5, -0.5, half, half),
+                         kdims=["column", "row"], vdims="reached")
+        name = "one layer" if layers == 1 else f"{layers} layers"
+        return image.opts(
+            cmap=COLOURS, clim=(0, 2), width=330, height=330, invert_yaxis=True,
+            title=f"{name}: {int(mask.sum())} of {self.side ** 2} pixels", colorbar=False,
+            tools=["hover"], framewise=True, xaxis=None, yaxis=None,
+            hooks=[name_plot(f"posviz-{self.figure_id}-layers{layers}")],
+        )
+
+    @param.depends("scheme", "side", "row", "col", "query_length", "memory_length",
+                   "block_height", "block_width", "memory_above", "memory_side")
+    def one_layer(self):
+        return self._grid(1)
+
+    @param.depends("scheme", "side", "row", "col", "query_length", "memory_length",
+                   "block_height", "block_width", "memory_above", "memory_side")
+    def two_layers(self):
+        return self._grid(2)
+
+    def plots(self):
+        return [hv.DynamicMap(self.one_layer), hv.DynamicMap(self.two_layers)]
+
+    def readout(self) -> str:
+        one, two = self.reach(1).sum(), self.reach(2).sum()
+        return (
+            f"scheme **{self.scheme} · {reach.SCHEME_NAMES[self.scheme]}** · query at row "
+            f"**{self.row}**, column **{self.col}** of a {self.side}×{self.side} image · "
+            f"reach: **{one}** pixels after one layer, **{two}** after two"
+        )

@@ -1,0 +1,54 @@
+"""Sinusoidal positional encoding (Vaswani et al., 2017, section 3.5).
+
+PE[p, 2i] = sin(p·ω_i), PE[p, 2i+1] = cos(p·ω_i), ω_i = 10000^(−2i/d_model).
+Each (sin, cos) pair is a clock hand turning at angular speed ω_i.
+"""
+
+import numpy as np
+
+BASE = 10000.0
+
+
+def frequencies(d_model: int) -> np.ndarray:
+    """Angular speeds ω_i of the d_model/2 hands, fastest (ω_0 = 1) first."""
+    if d_model < 2 or d_model % 2:
+        raise ValueError(f"d_model must be an even number ≥ 2, got {d_model}")
+    i = np.arange(d_model // 2)
+    return BASE ** (-2.0 * i / d_model)
+
+
+def encoding(positions, d_model: int) -> np.ndarray:
+    """Encoding rows for ``positions``: shape (len(positions), d_model)."""
+    angles = np.outer(np.asarray(positions, dtype=float), frequencies(d_model))
+    table = np.empty((angles.shape[0], d_model))
+    table[:, 0::2] = np.sin(angles)
+    table[:, 1::2] = np.cos(angles)
+    return table
+
+
+def dot_from_rows(pos: float, ks, d_model: int) -> np.ndarray:
+    """PE(pos)·PE(pos + k) for each k, computed from the encoding rows."""
+    ks = np.asarray(ks, dtype=float)
+    anchor = encoding([pos], d_model)[0]
+    return encoding(pos + ks, d_model) @ anchor
+
+
+def dot_closed_form(ks, d_model: int) -> np.ndarray:
+    """Σ_i cos(ω_i·k): the same dot product, which depends on k alone."""
+    return np.cos(np.outer(np.asarray(ks, dtype=float), frequencies(d_model))).sum(axis=1)
+
+
+def hand_indices(d_model: int, fractions=(0.0, 1 / 16, 1 / 8, 1 / 4)) -> list[int]:
+    """Indices i of a few hands spread over speeds, without repeats.
+
+    Taking i at fixed fractions of d_model/2 keeps ω_i = 10000^(−fraction·2)
+    the same whatever d_model is, so the chosen hands do not jump when the
+    reader changes d_model.
+    """
+    half = d_model // 2
+    picked: list[int] = []
+    for fraction in fractions:
+        index = min(half - 1, round(fraction * half))
+        if index not in picked:
+            picked.append(index)
+    return picked
