@@ -45,7 +45,7 @@ class ParameterBudget(Figure):
     vocab_size = Slider(default=37000, bounds=(1000, 100000), step=1000, label="vocabulary",
                         doc="Tokens in the shared vocabulary.")
 
-    @param.depends("preset", watch=True)
+    @param.depends("preset", watch=True, on_init=True)
     def _apply_preset(self):
         if self.preset in PRESETS:
             self.param.update(**PRESETS[self.preset])

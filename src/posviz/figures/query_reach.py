@@ -25,8 +25,8 @@ class QueryReach(Figure):
     scheme = Slider(label="scheme", default=1, bounds=(0, 4),
                     doc="0 global, 1 local 7×7, 2 1D block, 3 2D block, 4 axial.")
     side = Slider(label="image side", default=16, bounds=(8, 64), doc="Side of the image, in pixels.")
-    row = Slider(label="query row", default=8, bounds=(0, 15), doc="Row of the query pixel (0 at the top).")
-    col = Slider(label="query column", default=8, bounds=(0, 15), doc="Column of the query pixel (0 at the left).")
+    row = Slider(label="query row", default=8, bounds=(0, 63), doc="Row of the query pixel (0 at the top).")
+    col = Slider(label="query column", default=8, bounds=(0, 63), doc="Column of the query pixel (0 at the left).")
     query_length = Slider(label="1D: query block l_q", default=8, bounds=(1, 64),
                           doc="1D block: pixels in a query block, l_q (raster order).")
     memory_length = Slider(label="1D: memory before l_m", default=16, bounds=(0, 256),
