@@ -1,0 +1,380 @@
+"""The site's text: pages and topics, loaded from ``content/`` and validated once.
+
+A file is Markdown with YAML front matter between two ``---`` lines. Pages
+have numbered sections (``## 2. Title``) and place figures with a line
+``::: figure 96``. Every problem found is reported as ``file:line: message``,
+all of them at once, so an author fixes a file in one pass.
+
+Rules the topic page follows, kept here with the data they read:
+
+* **Reading order** lists a topic's ``read_first`` pages so that a page comes
+  after every page it builds on, directly or through other pages. Among pages
+  free to go next, the one listed first in the topic file goes first.
+* **Tags** count, for each tag, the topic's figure pages (``pages``) that
+  carry it; most pages first, then alphabetical.
+"""
+
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+PAGE_KINDS = ("Paper", "Read")
+PAGE_FIELDS = ("slug", "title", "kind", "builds_on", "tags", "summary")
+TOPIC_FIELDS = ("slug", "title", "category", "intro", "read_first", "pages")
+LIST_FIELDS = {"builds_on", "tags", "read_first", "pages"}
+
+SECTION = re.compile(r"^##\s+(?:(\d+)\.\s+)?(.*\S)\s*$")
+FIGURE = re.compile(r"^:::\s*figure\s+(\S+)\s*$")
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: Path
+    line: int
+    message: str
+
+    def __str__(self):
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+class ContentError(ValueError):
+    """Content that cannot be served; ``problems`` lists every one found."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = sorted(problems, key=lambda p: (str(p.path), p.line))
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+@dataclass(frozen=True)
+class Section:
+    number: int
+    title: str
+    # Markdown chunks and figure ids, in reading order.
+    blocks: tuple = ()
+    line: int = 0
+
+    @property
+    def figures(self) -> tuple[int, ...]:
+        return tuple(block for block in self.blocks if isinstance(block, int))
+
+    @property
+    def anchor(self) -> str:
+        return f"section-{self.number}"
+
+    @property
+    def heading(self) -> str:
+        return f"{self.number}. {self.title}"
+
+
+@dataclass(frozen=True)
+class Page:
+    slug: str
+    title: str
+    kind: str
+    builds_on: tuple[str, ...]
+    tags: tuple[str, ...]
+    summary: str
+    sections: tuple[Section, ...]
+    path: Path = field(compare=False)
+
+    @property
+    def figures(self) -> tuple[int, ...]:
+        return tuple(f for section in self.sections for f in section.figures)
+
+
+@dataclass(frozen=True)
+class Topic:
+    slug: str
+    title: str
+    category: str
+    intro: str
+    read_first: tuple[str, ...]
+    pages: tuple[str, ...]
+    text: str
+    path: Path = field(compare=False)
+
+
+@dataclass(frozen=True)
+class FigureUse:
+    """Where a figure lives: the page and section that show it."""
+
+    figure_id: int
+    page: Page
+    section: Section
+
+
+@dataclass(frozen=True)
+class Site:
+    pages: dict[str, Page]
+    topics: dict[str, Topic]
+
+    def reading_order(self, topic: Topic) -> list[Page]:
+        return [self.pages[slug] for slug in ordered(topic.read_first, self.prerequisites)]
+
+    def prerequisites(self, slug: str) -> set[str]:
+        """Every page ``slug`` builds on, directly or through other pages."""
+        seen, stack = set(), list(self.pages[slug].builds_on)
+        while stack:
+            current = stack.pop()
+            if current not in seen:
+                seen.add(current)
+                stack.extend(self.pages[current].builds_on)
+        return seen
+
+    def figure_uses(self, topic: Topic) -> list[FigureUse]:
+        return [FigureUse(figure_id, self.pages[slug], section)
+                for slug in topic.pages
+                for section in self.pages[slug].sections
+                for figure_id in section.figures]
+
+    def tags(self, topic: Topic) -> list[tuple[str, int]]:
+        counts = Counter(tag for slug in topic.pages for tag in set(self.pages[slug].tags))
+        return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+
+    def home_of(self, figure_id: int) -> FigureUse:
+        """The first page section that shows the figure."""
+        for page in self.pages.values():
+            for section in page.sections:
+                if figure_id in section.figures:
+                    return FigureUse(figure_id, page, section)
+        raise KeyError(f"no page shows figure {figure_id}")
+
+
+def ordered(slugs, prerequisites) -> list[str]:
+    """``slugs`` with every page after the pages it builds on; ties keep list order."""
+    remaining = list(slugs)
+    done: list[str] = []
+    while remaining:
+        ready = next((s for s in remaining
+                      if not (prerequisites(s) & set(remaining) - {s})), None)
+        if ready is None:
+            raise ValueError(f"pages build on each other in a cycle: {', '.join(remaining)}")
+        remaining.remove(ready)
+        done.append(ready)
+    return done
+
+
+# --- reading files ------------------------------------------------------------
+
+@dataclass
+class _Source:
+    """One file split into front matter (with key lines) and body."""
+
+    path: Path
+    meta: dict
+    key_lines: dict
+    body: list[str]
+    body_start: int  # line number of body[0]
+
+
+def _split(path: Path, problems: list[Problem]) -> _Source | None:
+    lines = path.read_text("utf-8").splitlines()
+    if not lines or lines[0].strip() != "---":
+        problems.append(Problem(path, 1, "the file must start with '---' and YAML front matter"))
+        return None
+    try:
+        end = next(n for n in range(1, len(lines)) if lines[n].strip() == "---")
+    except StopIteration:
+        problems.append(Problem(path, 1, "front matter is not closed by a '---' line"))
+        return None
+    text = "\n".join(lines[1:end])
+    try:
+        node = yaml.compose(text)
+        meta = yaml.safe_load(text) or {}
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = mark.line + 2 if mark else 1
+        problems.append(Problem(path, line, f"front matter is not valid YAML: {error}"))
+        return None
+    if not isinstance(meta, dict):
+        problems.append(Problem(path, 2, "front matter must be a mapping of 'field: value'"))
+        return None
+    key_lines = {key.value: key.start_mark.line + 2 for key, _ in (node.value if node else [])}
+    return _Source(path, meta, key_lines, lines[end + 1:], end + 2)
+
+
+def _fields(source: _Source, required, problems) -> dict | None:
+    missing = [name for name in required if name not in source.meta]
+    for name in missing:
+        problems.append(Problem(source.path, 1, f"missing required field '{name}'"))
+    for name in required:
+        value = source.meta.get(name)
+        if name in LIST_FIELDS and name in source.meta and not isinstance(value, list):
+            problems.append(Problem(source.path, source.key_lines[name],
+                                    f"'{name}' must be a list, like [a, b]"))
+            missing.append(name)
+    return None if missing else source.meta
+
+
+def _sections(source: _Source, figure_ids, problems) -> tuple[Section, ...]:
+    sections: list[Section] = []
+    heading, chunk, blocks = None, [], []
+
+    def close_chunk():
+        text = "\n".join(chunk).strip()
+        if text:
+            blocks.append(text)
+        chunk.clear()
+
+    def close_section():
+        close_chunk()
+        if heading:
+            sections.append(Section(heading[0], heading[1], tuple(blocks), heading[2]))
+        blocks.clear()
+
+    for offset, line in enumerate(source.body):
+        number = source.body_start + offset
+        if match := SECTION.match(line):
+            close_section()
+            if match.group(1) is None:
+                problems.append(Problem(source.path, number,
+                                        f"section '{match.group(2)}' has no number; "
+                                        "write '## 1. Title'"))
+                heading = (0, match.group(2), number)
+            else:
+                expected = len(sections) + 1
+                if int(match.group(1)) != expected:
+                    problems.append(Problem(source.path, number,
+                                            f"section number {match.group(1)} should be {expected}"))
+                heading = (int(match.group(1)), match.group(2), number)
+        elif match := FIGURE.match(line.strip()):
+            close_chunk()
+            ref = match.group(1)
+            if not ref.isdigit() or int(ref) not in figure_ids:
+                known = ", ".join(str(i) for i in sorted(figure_ids))
+                problems.append(Problem(source.path, number,
+                                        f"unknown figure id '{ref}' (known: {known})"))
+            elif heading is None:
+                problems.append(Problem(source.path, number, "a figure must be inside a section"))
+            else:
+                blocks.append(int(ref))
+        elif heading is None and line.strip():
+            problems.append(Problem(source.path, number,
+                                    "text before the first section; start with '## 1. Title'"))
+        else:
+            chunk.append(line)
+    close_section()
+    if not sections:
+        problems.append(Problem(source.path, source.body_start, "a page needs at least one section"))
+    return tuple(sections)
+
+
+def _page(source: _Source, figure_ids, problems) -> Page | None:
+    meta = _fields(source, PAGE_FIELDS, problems)
+    sections = _sections(source, figure_ids, problems)
+    if meta is None:
+        return None
+    if meta["kind"] not in PAGE_KINDS:
+        problems.append(Problem(source.path, source.key_lines["kind"],
+                                f"kind must be one of {', '.join(PAGE_KINDS)}, not {meta['kind']!r}"))
+    return Page(str(meta["slug"]), str(meta["title"]), str(meta["kind"]),
+                tuple(map(str, meta["builds_on"])), tuple(map(str, meta["tags"])),
+                str(meta["summary"]), sections, source.path)
+
+
+def _topic(source: _Source, problems) -> Topic | None:
+    meta = _fields(source, TOPIC_FIELDS, problems)
+    if meta is None:
+        return None
+    text = "\n".join(source.body).strip()
+    return Topic(str(meta["slug"]), str(meta["title"]), str(meta["category"]),
+                 str(meta["intro"]), tuple(map(str, meta["read_first"])),
+                 tuple(map(str, meta["pages"])), text, source.path)
+
+
+def _unique(items, problems, what) -> dict:
+    by_slug: dict = {}
+    for item in items:
+        if item.slug in by_slug:
+            first = by_slug[item.slug]
+            problems.append(Problem(item.path, 2, f"duplicate {what} slug '{item.slug}' "
+                                                  f"(also in {first.path})"))
+        else:
+            by_slug[item.slug] = item
+    return by_slug
+
+
+def _check_links(pages, topics, sources, problems):
+    def line_of(item, key):
+        return sources[item.path].key_lines.get(key, 1)
+
+    for page in pages.values():
+        for slug in page.builds_on:
+            if slug not in pages:
+                problems.append(Problem(page.path, line_of(page, "builds_on"),
+                                        f"builds on '{slug}', which is no page's slug"))
+    for topic in topics.values():
+        for key in ("read_first", "pages"):
+            for slug in getattr(topic, key):
+                if slug not in pages:
+                    problems.append(Problem(topic.path, line_of(topic, key),
+                                            f"{key} names '{slug}', which is no page's slug"))
+    for cycle in _cycles(pages):
+        for slug in cycle:
+            page = pages[slug]
+            problems.append(Problem(page.path, line_of(page, "builds_on"),
+                                    "pages build on each other in a cycle: "
+                                    + " → ".join([*cycle, cycle[0]])))
+
+
+def _cycles(pages) -> list[list[str]]:
+    """Each cycle of builds-on links once, as the list of slugs around it."""
+    cycles, state = [], {}
+
+    def visit(slug, trail):
+        state[slug] = "open"
+        for nxt in pages[slug].builds_on:
+            if nxt not in pages:
+                continue
+            if state.get(nxt) == "open":
+                cycles.append(trail[trail.index(nxt):])
+            elif nxt not in state:
+                visit(nxt, [*trail, nxt])
+        state[slug] = "done"
+
+    for slug in sorted(pages):
+        if slug not in state:
+            visit(slug, [slug])
+    return cycles
+
+
+def default_root() -> Path:
+    """``$POSVIZ_CONTENT``, else the repository's ``content/``, else the packaged copy."""
+    if env := os.environ.get("POSVIZ_CONTENT"):
+        return Path(env)
+    package = Path(__file__).resolve().parent
+    for candidate in (package.parent.parent / "content", package / "_content"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError("no content folder found; set POSVIZ_CONTENT to one")
+
+
+def load(root: Path | None = None, figure_ids=None) -> Site:
+    """Read and validate every page and topic under ``root``."""
+    root = Path(root) if root else default_root()
+    if figure_ids is None:
+        from posviz.figures.registry import FIGURE_IDS as figure_ids
+    problems: list[Problem] = []
+    sources = {}
+    pages, topics = [], []
+    for folder, reader in (("pages", _page), ("topics", _topic)):
+        for path in sorted((root / folder).glob("*.md")):
+            source = _split(path, problems)
+            if source is None:
+                continue
+            sources[path] = source
+            item = (reader(source, figure_ids, problems) if folder == "pages"
+                    else reader(source, problems))
+            if item is not None:
+                (pages if folder == "pages" else topics).append(item)
+    if not pages and not problems:
+        problems.append(Problem(root / "pages", 0, "no pages found"))
+    page_map, topic_map = _unique(pages, problems, "page"), _unique(topics, problems, "topic")
+    _check_links(page_map, topic_map, sources, problems)
+    if problems:
+        raise ContentError(problems)
+    return Site(page_map, topic_map)
