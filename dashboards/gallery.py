@@ -1,5 +1,5 @@
 """All figures on one page: `panel serve dashboards/gallery.py`."""
 
-from posviz.compose import gallery
+from posviz.compose import servable
 
-gallery().servable(title="posviz · all figures")
+servable("gallery")

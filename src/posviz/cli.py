@@ -1,0 +1,101 @@
+"""`posviz serve | check | build | pyodide`: the maintainers' commands."""
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from posviz import content
+
+
+def check_content(root=None) -> content.Site | None:
+    """Load and validate content; on problems print them as file:line and return None."""
+    try:
+        return content.load(root)
+    except content.ContentError as error:
+        print(f"posviz: content has {len(error.problems)} problem(s):", file=sys.stderr)
+        for problem in error.problems:
+            print(f"  {problem}", file=sys.stderr)
+        return None
+
+
+def cmd_check(args) -> int:
+    site = check_content(args.content)
+    if site is None:
+        return 1
+    print(f"posviz: content OK: {len(site.pages)} pages, {len(site.topics)} topics")
+    return 0
+
+
+def cmd_serve(args) -> int:
+    site = check_content()
+    if site is None:
+        return 1
+    from posviz.compose.entries import write_entries
+    from posviz.compose.routes import HOME, routes
+
+    folder = Path(tempfile.gettempdir()) / f"posviz-entries-{args.port}"
+    watched = sorted(content.default_root().rglob("*.md")) if args.dev else []
+    scripts = write_entries(routes(site), folder, watch=watched)
+    command = [sys.executable, "-m", "panel", "serve", *map(str, scripts),
+               "--port", str(args.port), "--address", args.address, "--index", HOME,
+               "--num-procs", "1"]
+    if args.show:
+        command.append("--show")
+    if args.dev:
+        command.append("--autoreload")
+    print(f"posviz: serving {len(scripts)} dashboards at http://{args.address}:{args.port}/",
+          flush=True)
+    return subprocess.call(command)
+
+
+def cmd_build(args) -> int:
+    if check_content() is None:
+        return 1
+    from posviz.build.site import build
+
+    return build(Path(args.out), cdn=args.cdn)
+
+
+def cmd_pyodide(args) -> int:
+    from posviz.build.distribution import assemble
+
+    print(assemble())
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="posviz", description=__doc__)
+    commands = top.add_subparsers(dest="command", required=True)
+
+    serve = commands.add_parser("serve", help="serve every dashboard with panel serve")
+    serve.add_argument("--port", type=int, default=5006)
+    serve.add_argument("--address", default="localhost")
+    serve.add_argument("--show", action="store_true", help="open a browser")
+    serve.add_argument("--dev", action="store_true",
+                       help="reload when code or content changes (for maintainers)")
+    serve.set_defaults(run=cmd_serve)
+
+    check = commands.add_parser("check", help="validate content/")
+    check.add_argument("--content", type=Path, default=None, help="content folder to check")
+    check.set_defaults(run=cmd_check)
+
+    build = commands.add_parser("build", help="build the static offline site")
+    build.add_argument("--out", default="site")
+    build.add_argument("--cdn", action="store_true",
+                       help="small variant that loads the runtime from public CDNs")
+    build.set_defaults(run=cmd_build)
+
+    pyodide = commands.add_parser("pyodide", help="assemble the verified Pyodide distribution")
+    pyodide.set_defaults(run=cmd_pyodide)
+    return top
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+"""Deep links: slider values mirrored into the URL query and read back on load.
+
+Keys are ``<figure id>.<parameter>`` (``710.pos=12``). Where a view shows
+one figure, or only one of its figures has that parameter, the bare name
+(``pos=12``) is accepted too. A value that is not a number, is out of bounds,
+or names an unknown key is ignored, and the notice says which and why. URL
+text is escaped before it is shown: nothing from the URL becomes HTML.
+"""
+
+import html
+from urllib.parse import parse_qsl
+
+import panel as pn
+import param
+
+
+def parse(raw: str, parameter: param.Parameter):
+    """The value ``raw`` stands for, or ValueError saying what is allowed."""
+    if isinstance(parameter, param.Selector):
+        choices = [str(choice) for choice in parameter.objects]
+        if raw not in choices:
+            raise ValueError(f"must be one of {', '.join(choices)}")
+        return raw
+    if isinstance(parameter, param.Integer):
+        try:
+            return int(raw)
+        except ValueError:
+            raise ValueError(f"must be a whole number from {parameter.bounds[0]} "
+                             f"to {parameter.bounds[1]}") from None
+    raise ValueError("cannot be set from a link")
+
+
+class DeepLinks:
+    """Keeps one view's figures and its URL query in step."""
+
+    def __init__(self, figures: dict[int, object], single: bool):
+        self.figures = figures
+        self.single = single
+        self.notice = pn.pane.HTML("", visible=False, css_classes=["posviz-notice"],
+                                   sizing_mode="stretch_width")
+        self._seen_search = None
+        self._pushing = False
+        location = pn.state.location
+        if location is None:
+            return
+        self.location = location
+        self.apply(location.search)
+        location.param.watch(lambda event: self.apply(event.new), "search")
+        for figure_id, figure in figures.items():
+            figure.param.watch(lambda event, fid=figure_id: self.push(fid, event),
+                               figure.sliders())
+
+    def key(self, figure_id: int, name: str) -> str:
+        return name if self.single else f"{figure_id}.{name}"
+
+    def resolve(self, key: str):
+        """(figure, parameter name) for a query key, or ValueError."""
+        if "." in key:
+            prefix, name = key.split(".", 1)
+            figure = self.figures.get(int(prefix)) if prefix.isdigit() else None
+            if figure is None:
+                raise ValueError("names no figure on this page")
+            if name not in figure.sliders():
+                raise ValueError(f"figure {prefix} has no slider '{name}'")
+            return figure, name
+        owners = [figure for figure in self.figures.values() if key in figure.sliders()]
+        if not owners:
+            raise ValueError("is not a slider here")
+        if len(owners) > 1:
+            raise ValueError("is ambiguous here; prefix it with the figure id, like 710.pos")
+        return owners[0], key
+
+    def apply(self, search: str):
+        if self._pushing or search == self._seen_search:
+            return
+        self._seen_search = search
+        problems = []
+        updates: dict = {}
+        for key, raw in parse_qsl(search.lstrip("?"), keep_blank_values=True):
+            try:
+                figure, name = self.resolve(key)
+                updates.setdefault(figure, {})[name] = parse(raw, figure.param[name])
+            except ValueError as why:
+                problems.append(f"{key}={raw}: {key} {why}")
+        for figure, values in updates.items():
+            # Declaration order, so that an image side is set before a row in it.
+            for name in [n for n in figure.sliders() if n in values]:
+                try:
+                    setattr(figure, name, values[name])
+                except ValueError:
+                    low, high = figure.param[name].bounds
+                    problems.append(f"{name}={values[name]}: {name} must be from {low} to {high}")
+        self.show(problems)
+
+    def show(self, problems: list[str]):
+        if not problems:
+            self.notice.visible = False
+            return
+        items = "".join(f"<li>{html.escape(problem)}</li>" for problem in problems)
+        self.notice.object = (f"<strong>Some link settings were ignored</strong>"
+                              f"<ul>{items}</ul>")
+        self.notice.visible = True
+
+    def push(self, figure_id: int, event):
+        self._pushing = True
+        try:
+            self.location.update_query(**{self.key(figure_id, event.name): event.new})
+        finally:
+            self._pushing = False
+        self._seen_search = self.location.search

@@ -1,0 +1,64 @@
+"""Every dashboard of the site, by name; the same names serve and export.
+
+A route's name is its URL path under ``posviz serve`` (``/page-<slug>``) and
+its file name in the export (``page-<slug>.html``); home is ``index``.
+"""
+
+import os
+import sys
+from dataclasses import dataclass
+
+from posviz.content import Site
+
+HOME = "index"
+GALLERY = "gallery"
+
+
+@dataclass(frozen=True)
+class Route:
+    name: str
+    kind: str  # home, topic, page, figure or gallery
+    key: str | int | None
+    title: str
+    figures: tuple[int, ...] = ()
+
+
+def topic_route(slug: str) -> str:
+    return f"topic-{slug}"
+
+
+def page_route(slug: str) -> str:
+    return f"page-{slug}"
+
+
+def figure_route(figure_id: int) -> str:
+    return f"figure-{figure_id}"
+
+
+def routes(site: Site) -> list[Route]:
+    from posviz.figures import FIGURES
+
+    found = [Route(HOME, "home", None, "posviz")]
+    for topic in site.topics.values():
+        figures = tuple(use.figure_id for use in site.figure_uses(topic))
+        found.append(Route(topic_route(topic.slug), "topic", topic.slug, topic.title, figures))
+    for page in site.pages.values():
+        found.append(Route(page_route(page.slug), "page", page.slug, page.title, page.figures))
+    for figure_id, figure in FIGURES.items():
+        found.append(Route(figure_route(figure_id), "figure", figure_id, figure.title,
+                           (figure_id,)))
+    found.append(Route(GALLERY, "gallery", None, "All figures", tuple(FIGURES)))
+    return found
+
+
+def exported() -> bool:
+    """True in the static export (and while it is pre-rendered at build time)."""
+    return sys.platform == "emscripten" or bool(os.environ.get("POSVIZ_EXPORT"))
+
+
+def href(name: str, fragment: str | None = None) -> str:
+    """A relative link to a route that works under ``posviz serve`` and in the export."""
+    target = "./" if name == HOME else name
+    if exported():
+        target = f"{name}.html"
+    return f"{target}#{fragment}" if fragment else target
