@@ -188,7 +188,9 @@ def _split(path: Path, problems: list[Problem]) -> _Source | None:
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = mark.line + 2 if mark else 1
-        problems.append(Problem(path, line, f"front matter is not valid YAML: {error}"))
+        # problem alone: str(error) spans lines and counts them from the front matter.
+        why = getattr(error, "problem", None) or str(error)
+        problems.append(Problem(path, line, f"front matter is not valid YAML: {why}"))
         return None
     if not isinstance(meta, dict):
         problems.append(Problem(path, 2, "front matter must be a mapping of 'field: value'"))
@@ -286,13 +288,14 @@ def _topic(source: _Source, problems) -> Topic | None:
                  tuple(map(str, meta["pages"])), text, source.path)
 
 
-def _unique(items, problems, what) -> dict:
+def _unique(items, sources, problems, what) -> dict:
     by_slug: dict = {}
     for item in items:
         if item.slug in by_slug:
             first = by_slug[item.slug]
-            problems.append(Problem(item.path, 2, f"duplicate {what} slug '{item.slug}' "
-                                                  f"(also in {first.path})"))
+            problems.append(Problem(item.path, sources[item.path].key_lines["slug"],
+                                    f"duplicate {what} slug '{item.slug}' "
+                                    f"(also in {first.path})"))
         else:
             by_slug[item.slug] = item
     return by_slug
@@ -373,7 +376,8 @@ def load(root: Path | None = None, figure_ids=None) -> Site:
                 (pages if folder == "pages" else topics).append(item)
     if not pages and not problems:
         problems.append(Problem(root / "pages", 0, "no pages found"))
-    page_map, topic_map = _unique(pages, problems, "page"), _unique(topics, problems, "topic")
+    page_map = _unique(pages, sources, problems, "page")
+    topic_map = _unique(topics, sources, problems, "topic")
     _check_links(page_map, topic_map, sources, problems)
     if problems:
         raise ContentError(problems)

@@ -47,7 +47,8 @@ class DeepLinks:
         self.apply(location.search)
         location.param.watch(lambda event: self.apply(event.new), "search")
         for figure_id, figure in figures.items():
-            figure.param.watch(lambda event, fid=figure_id: self.push(fid, event),
+            # A batched change (a preset moving several sliders) arrives as one call.
+            figure.param.watch(lambda *events, fid=figure_id: self.push(fid, *events),
                                figure.sliders())
 
     def key(self, figure_id: int, name: str) -> str:
@@ -79,17 +80,20 @@ class DeepLinks:
         for key, raw in parse_qsl(search.lstrip("?"), keep_blank_values=True):
             try:
                 figure, name = self.resolve(key)
-                updates.setdefault(figure, {})[name] = parse(raw, figure.param[name])
+                updates.setdefault(figure, {})[name] = (key, raw, parse(raw, figure.param[name]))
             except ValueError as why:
                 problems.append(f"{key}={raw}: {key} {why}")
         for figure, values in updates.items():
             # Declaration order, so that an image side is set before a row in it.
             for name in [n for n in figure.sliders() if n in values]:
+                key, raw, value = values[name]
                 try:
-                    setattr(figure, name, values[name])
-                except ValueError:
+                    setattr(figure, name, value)
+                except ValueError as why:
                     low, high = figure.param[name].bounds
-                    problems.append(f"{name}={values[name]}: {name} must be from {low} to {high}")
+                    reason = (f"{key} must be from {low} to {high}" if not low <= value <= high
+                              else str(why))
+                    problems.append(f"{key}={raw}: {reason}")
         self.show(problems)
 
     def show(self, problems: list[str]):
@@ -101,10 +105,11 @@ class DeepLinks:
                               f"<ul>{items}</ul>")
         self.notice.visible = True
 
-    def push(self, figure_id: int, event):
+    def push(self, figure_id: int, *events):
         self._pushing = True
         try:
-            self.location.update_query(**{self.key(figure_id, event.name): event.new})
+            self.location.update_query(**{self.key(figure_id, event.name): event.new
+                                          for event in events})
         finally:
             self._pushing = False
         self._seen_search = self.location.search

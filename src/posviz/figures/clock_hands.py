@@ -55,8 +55,8 @@ class ClockHands(Figure):
         marks = hv.Scatter([(self.pos, at_pos[2 * i]) for i, _ in hands], "position", "value")
         return hv.Overlay([*curves, hv.VLine(self.pos).opts(color=INK, line_dash="dotted"),
                            marks.opts(color=INK, size=7)]).opts(
-            width=460, height=300, ylim=(-1.15, 1.6), legend_position="top",
-            legend_cols=2, title=f"sin(pos·ωᵢ) at pos = {self.pos}", show_grid=True,
+            width=460, height=320, ylim=(-1.15, 2.0), legend_position="top_left",
+            legend_cols=2, legend_opts={"background_fill_alpha": 0.85}, title=f"sin(pos·ωᵢ) at pos = {self.pos}", show_grid=True,
             hooks=[name_plot(f"posviz-{self.figure_id}-hands")],
         )
 

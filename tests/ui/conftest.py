@@ -1,0 +1,149 @@
+"""Headless Chromium (Debian's /usr/bin/chromium) driven by Playwright.
+
+Every request that leaves loopback is aborted and recorded, so a test can
+assert that a page needed nothing from the network.
+"""
+
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+LOOPBACK = {"127.0.0.1", "localhost", "[::1]", "::1"}
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync"]
+
+# Fingerprint of the data a named Bokeh plot draws: per renderer, per column,
+# length and sum. It changes whenever the plotted data does.
+FINGERPRINT_JS = """(name) => {
+  if (!window.Bokeh || !Bokeh.documents) return null;
+  for (const doc of Bokeh.documents) {
+    const plot = doc.get_model_by_name(name);
+    if (!plot) continue;
+    return plot.renderers.filter(r => r.data_source).map(r => {
+      const data = r.data_source.data;
+      return Object.keys(data).sort().map(key => {
+        const column = data[key];
+        const flat = (column.length && column[0] && column[0].length !== undefined
+                      && typeof column[0] !== 'string')
+          ? column.flatMap(a => Array.from(a)) : Array.from(column);
+        let sum = 0;
+        for (const x of flat) if (typeof x === 'number') sum += x;
+        return key + ':' + flat.length + ':' + sum.toFixed(6);
+      }).join('|');
+    }).join(' ; ');
+  }
+  return null;
+}"""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_http(url: str, timeout: float, process: subprocess.Popen | None = None):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"server exited with {process.returncode} before answering {url}")
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise TimeoutError(f"{url} did not answer within {timeout} s")
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (./dev test does)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+class Blocked(list):
+    """URLs that tried to leave the machine."""
+
+
+@pytest.fixture
+def blocked():
+    return Blocked()
+
+
+@pytest.fixture
+def page(browser, blocked):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+
+    def guard(route):
+        host = urlparse(route.request.url).hostname or ""
+        if route.request.url.startswith(("data:", "blob:")) or host in LOOPBACK:
+            route.continue_()
+        else:
+            blocked.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", guard)
+    opened = context.new_page()
+    opened.errors = []
+    opened.on("pageerror", lambda error: opened.errors.append(str(error)))
+    yield opened
+    context.close()
+
+
+def fingerprint(page, name: str):
+    return page.evaluate(FINGERPRINT_JS, name)
+
+
+def wait_for_plot(page, name: str, timeout: float = 30_000):
+    page.wait_for_function(f"() => ({FINGERPRINT_JS})({name!r}) !== null", timeout=timeout)
+    return fingerprint(page, name)
+
+
+def press_on_slider(page, figure_index: int, slider_index: int, key: str = "ArrowRight"):
+    handle = page.locator(".posviz-figure").nth(figure_index).locator(".noUi-handle").nth(
+        slider_index)
+    handle.focus()
+    handle.press(key)
+
+
+def slider_title(page, figure_index: int, slider_index: int) -> str:
+    return page.locator(".posviz-figure").nth(figure_index).locator(".bk-slider-title").nth(
+        slider_index).inner_text()
+
+
+def wait_for_change(page, name: str, before: str, timeout: float = 15_000) -> str:
+    page.wait_for_function(f"(before) => ({FINGERPRINT_JS})({name!r}) !== before", arg=before,
+                           timeout=timeout)
+    return fingerprint(page, name)
+
+
+@pytest.fixture(scope="module")
+def served():
+    """`posviz serve` on a free loopback port, for the whole module."""
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "posviz.cli", "serve", "--port", str(port),
+                                "--address", "127.0.0.1"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        wait_for_http(f"http://127.0.0.1:{port}/", 60, process)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()

@@ -1,0 +1,82 @@
+"""`posviz serve` as a reader meets it, in headless Chromium."""
+
+import pytest
+
+from tests.ui.conftest import (fingerprint, press_on_slider, slider_title, wait_for_change,
+                               wait_for_plot)
+
+pytestmark = pytest.mark.browser
+
+# (figure id, plot to watch, index of the slider moved in that figure)
+FIGURES = [(96, "posviz-96-bars", 0), (710, "posviz-710-hands", 0),
+           (7256, "posviz-7256-cost", 0), (4121, "posviz-4121-layers1", 0)]
+
+
+def test_topic_page_reads_right_and_every_figure_answers_its_slider(served, page, blocked):
+    page.goto(f"{served}/topic-positional-encoding")
+    wait_for_plot(page, "posviz-4121-layers1")
+    assert page.locator("text=Topic · Mechanisms").is_visible()
+    assert page.locator("h1", has_text="Positional encoding").is_visible()
+    order = page.locator("ol.reading li").all_inner_texts()
+    assert order == [
+        "Paper · read first: Query, Key, Value — Dot-Product Attention from Scratch",
+        "Read · read first: Attention Before Transformers — Score, Squash, Multiply",
+    ]
+    attributions = [text for text in page.locator(".posviz-figure-block .muted").all_inner_texts()]
+    assert attributions == [
+        "From Attention Is All You Need — The Transformer, Block by Block › 2. The Encoder Layer",
+        "From Attention Is All You Need — The Transformer, Block by Block › "
+        "4. Embeddings and Positional Encoding",
+        "From Attention Meets Pixels — Windows, Axes and the First Fully Attentional Networks › "
+        "1. Why n² Kills Images",
+        "From Attention Meets Pixels — Windows, Axes and the First Fully Attentional Networks › "
+        "4. Axes: Attention One Axis at a Time",
+    ]
+    assert page.locator(".chip").all_inner_texts() == [
+        "Self-attention2", "Efficient attention1", "Transformers1"]
+
+    for index, (figure_id, plot, slider) in enumerate(FIGURES):
+        before = wait_for_plot(page, plot)
+        press_on_slider(page, index, slider)
+        after = wait_for_change(page, plot, before)
+        assert after != before, f"figure {figure_id} did not redraw"
+    assert "710.pos=13" in page.url
+    assert blocked == [] and page.errors == []
+
+
+def test_deep_link_sets_the_slider_and_the_plot(served, page):
+    page.goto(f"{served}/topic-positional-encoding?710.pos=30&4121.side=10&4121.row=9")
+    wait_for_plot(page, "posviz-4121-layers1")
+    assert slider_title(page, 1, 0) == "pos: 30"
+    marker = fingerprint(page, "posviz-710-hands").split(" ; ")[-1]
+    assert marker.startswith("position:4:120.000000")  # four marks at x = 30
+    assert page.get_by_text("query at row 9, column 8 of a 10×10 image").is_visible()
+    assert page.locator(".posviz-notice").count() == 0 or not page.locator(
+        ".posviz-notice").is_visible()
+
+
+def test_figure_view_takes_bare_names_and_links_back(served, page):
+    page.goto(f"{served}/figure-710?pos=40")
+    wait_for_plot(page, "posviz-710-hands")
+    assert slider_title(page, 0, 0) == "pos: 40"
+    back = page.locator("a", has_text="4. Embeddings and Positional Encoding")
+    assert back.get_attribute("href") == "page-attention-is-all-you-need#section-4"
+
+
+def test_bad_deep_link_shows_a_notice_and_the_page_still_works(served, page, blocked):
+    page.goto(f"{served}/topic-positional-encoding?710.pos=abc&4121.side=999&zzz=1"
+              "&%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E=1")
+    wait_for_plot(page, "posviz-710-hands")
+    notice = page.locator(".posviz-notice")
+    notice.wait_for(state="visible")
+    text = "\n".join(notice.locator("li").all_inner_texts())
+    assert "710.pos=abc" in text and "whole number from 0 to 100" in text
+    assert "side=999" in text and "from 8 to 64" in text
+    assert "zzz=1" in text
+    assert "<img src=x onerror=alert(1)>=1" in text  # shown as text, never as markup
+    assert page.locator(".posviz-notice img").count() == 0
+    assert slider_title(page, 1, 0) == "pos: 12"
+    before = fingerprint(page, "posviz-710-hands")
+    press_on_slider(page, 1, 0)
+    wait_for_change(page, "posviz-710-hands", before)
+    assert blocked == [] and page.errors == []
