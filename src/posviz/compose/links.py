@@ -13,6 +13,8 @@ from urllib.parse import parse_qsl
 import panel as pn
 import param
 
+from posviz.compose.style import NOTICE_CSS
+
 
 def parse(raw: str, parameter: param.Parameter):
     """The value ``raw`` stands for, or ValueError saying what is allowed."""
@@ -37,7 +39,7 @@ class DeepLinks:
         self.figures = figures
         self.single = single
         self.notice = pn.pane.HTML("", visible=False, css_classes=["posviz-notice"],
-                                   sizing_mode="stretch_width")
+                                   stylesheets=[NOTICE_CSS], sizing_mode="stretch_width")
         self._seen_search = None
         self._pushing = False
         location = pn.state.location

@@ -1,0 +1,406 @@
+"""The content model: the real pages and topic, the reading-order rule, and every
+kind of broken file reported as ``file:line: message``, by the loader and by the CLI."""
+
+import dataclasses
+import itertools
+import random
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from posviz import content
+from posviz.cli import main
+from posviz.content import ContentError, load, ordered
+
+CONTENT = Path(__file__).resolve().parents[1] / "content"
+
+AIAYN = "attention-is-all-you-need"
+PIXELS = "attention-meets-pixels"
+QKV = "query-key-value"
+BEFORE = "attention-before-transformers"
+
+
+@pytest.fixture(scope="module")
+def site():
+    return load(CONTENT)
+
+
+# --- the real content ----------------------------------------------------------
+
+def test_real_content_has_the_four_pages_with_titles_and_kinds(site):
+    assert {slug: (page.title, page.kind) for slug, page in site.pages.items()} == {
+        BEFORE: ("Attention Before Transformers — Score, Squash, Multiply", "Read"),
+        AIAYN: ("Attention Is All You Need — The Transformer, Block by Block", "Paper"),
+        PIXELS: ("Attention Meets Pixels — Windows, Axes and the First Fully Attentional "
+                 "Networks", "Paper"),
+        QKV: ("Query, Key, Value — Dot-Product Attention from Scratch", "Paper"),
+    }
+
+
+@pytest.mark.parametrize("slug,headings", [
+    (QKV, ["1. A Lookup That Can Be Soft", "2. Score, Scale, Softmax, Sum",
+           "3. All Queries at Once", "4. Attention Cannot See Order"]),
+    (BEFORE, ["1. A Whole Sentence Through One Vector", "2. Bahdanau: Score, Squash, Multiply",
+              "3. Luong: Multiplicative Scores", "4. Reading the Alignment Picture",
+              "5. Order Came for Free"]),
+    (AIAYN, ["1. The Architecture at a Glance", "2. The Encoder Layer", "3. The Decoder Layer",
+             "4. Embeddings and Positional Encoding", "5. Training and Results"]),
+    (PIXELS, ["1. Why n² Kills Images", "2. Local Windows", "3. Query Blocks and Memory Blocks",
+              "4. Axes: Attention One Axis at a Time", "5. Position on a Grid"]),
+])
+def test_real_pages_have_their_numbered_sections(site, slug, headings):
+    sections = site.pages[slug].sections
+    assert [section.heading for section in sections] == headings
+    assert [section.number for section in sections] == list(range(1, len(headings) + 1))
+    assert [section.anchor for section in sections] == [f"section-{n}"
+                                                        for n in range(1, len(headings) + 1)]
+
+
+def test_real_pages_place_their_figures_in_the_right_sections(site):
+    figures = {slug: {section.heading: section.figures for section in page.sections
+                      if section.figures}
+               for slug, page in site.pages.items()}
+    assert figures == {
+        QKV: {}, BEFORE: {},
+        AIAYN: {"2. The Encoder Layer": (96,), "4. Embeddings and Positional Encoding": (710,)},
+        PIXELS: {"1. Why n² Kills Images": (7256,),
+                 "4. Axes: Attention One Axis at a Time": (4121,)},
+    }
+    # A figure sits between the text before it and the text after it.
+    encoder = site.pages[AIAYN].sections[1]
+    kinds = ["figure" if isinstance(block, int) else "text" for block in encoder.blocks]
+    assert kinds == ["text", "figure", "text"]
+    assert encoder.blocks[0].startswith("An encoder layer has two sub-layers.")
+    assert encoder.blocks[2].startswith("The figure counts every weight by role.")
+    assert site.pages[AIAYN].figures == (96, 710)
+    assert site.pages[PIXELS].figures == (7256, 4121)
+
+
+def test_real_topic_category_reading_order_figures_and_tags(site):
+    assert list(site.topics) == ["positional-encoding"]
+    topic = site.topics["positional-encoding"]
+    assert topic.title == "Positional encoding"
+    assert topic.category == "Mechanisms"
+    assert [page.slug for page in site.reading_order(topic)] == [QKV, BEFORE]
+    assert [(use.figure_id, use.page.slug, use.section.heading)
+            for use in site.figure_uses(topic)] == [
+        (96, AIAYN, "2. The Encoder Layer"),
+        (710, AIAYN, "4. Embeddings and Positional Encoding"),
+        (7256, PIXELS, "1. Why n² Kills Images"),
+        (4121, PIXELS, "4. Axes: Attention One Axis at a Time"),
+    ]
+    assert site.tags(topic) == [("Self-attention", 2), ("Efficient attention", 1),
+                                ("Transformers", 1)]
+
+
+def test_reading_order_follows_prerequisites_through_pages_not_listed(site):
+    # The pixels page builds on the Transformer page, which builds on query-key-value:
+    # listed first, it must still come after query-key-value.
+    topic = dataclasses.replace(site.topics["positional-encoding"], read_first=(PIXELS, QKV))
+    assert [page.slug for page in site.reading_order(topic)] == [QKV, PIXELS]
+    topic = dataclasses.replace(topic, read_first=(PIXELS, BEFORE, AIAYN, QKV))
+    assert [page.slug for page in site.reading_order(topic)] == [QKV, BEFORE, AIAYN, PIXELS]
+
+
+def test_home_of_a_figure_is_the_section_that_shows_it(site):
+    use = site.home_of(4121)
+    assert (use.page.slug, use.section.number) == (PIXELS, 4)
+    with pytest.raises(KeyError):
+        site.home_of(1)
+
+
+# --- ordered(): against brute force --------------------------------------------
+
+def random_dag(rng: random.Random, size: int) -> dict[str, set[str]]:
+    """Direct prerequisites of ``size`` pages; edges only point to earlier pages of a
+    hidden order, so there is no cycle."""
+    hidden = [f"p{i}" for i in range(size)]
+    rng.shuffle(hidden)
+    return {page: {earlier for earlier in hidden[:n] if rng.random() < 0.35}
+            for n, page in enumerate(hidden)}
+
+
+def closure(direct: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Every page each page builds on, directly or not (Floyd–Warshall style)."""
+    reach = {page: set(before) for page, before in direct.items()}
+    for middle in direct:
+        for page in direct:
+            if middle in reach[page]:
+                reach[page] |= reach[middle]
+    return reach
+
+
+def brute_force_order(slugs: list[str], reach: dict[str, set[str]]) -> list[str]:
+    """Among all valid orders, the smallest when compared by list position."""
+    position = {slug: n for n, slug in enumerate(slugs)}
+    valid = [order for order in itertools.permutations(slugs)
+             if all(not (reach[order[j]] & set(order[j + 1:])) for j in range(len(order)))]
+    return list(min(valid, key=lambda order: [position[s] for s in order]))
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_ordered_matches_brute_force_on_random_dags(seed):
+    rng = random.Random(seed)
+    direct = random_dag(rng, rng.randint(1, 8))
+    reach = closure(direct)
+    # A topic lists some of the pages (n ≤ 6), in any order; the others only link them.
+    slugs = rng.sample(sorted(direct), rng.randint(1, min(6, len(direct))))
+
+    result = ordered(slugs, lambda slug: reach[slug])
+
+    assert sorted(result) == sorted(slugs) and len(result) == len(slugs)
+    for n, slug in enumerate(result):
+        assert not (reach[slug] & set(result[n + 1:])), f"{slug} comes before a prerequisite"
+    assert result == brute_force_order(slugs, reach)
+
+
+def test_ordered_keeps_list_order_among_free_pages():
+    reach = {"a": set(), "b": set(), "c": {"b"}, "d": set()}
+    assert ordered(["c", "d", "a", "b"], reach.__getitem__) == ["d", "a", "b", "c"]
+
+
+def test_ordered_names_the_pages_of_a_cycle():
+    reach = {"a": {"b", "a"}, "b": {"a", "b"}, "c": set()}
+    with pytest.raises(ValueError, match=r"cycle: a, b$"):
+        ordered(["c", "a", "b"], reach.__getitem__)
+
+
+# --- broken content, one thing at a time ---------------------------------------
+
+@pytest.fixture
+def broken(tmp_path) -> Path:
+    """A copy of the real content, for a test to break."""
+    root = tmp_path / "content"
+    shutil.copytree(CONTENT, root)
+    return root
+
+
+def edit(path: Path, old: str, new: str):
+    text = path.read_text("utf-8")
+    assert text.count(old) == 1, f"{old!r} is not once in {path.name}"
+    path.write_text(text.replace(old, new), "utf-8")
+
+
+def line_of(path: Path, text: str) -> int:
+    """The 1-based line of the only line of ``path`` that equals ``text``."""
+    lines = [n for n, line in enumerate(path.read_text("utf-8").splitlines(), 1)
+             if line == text]
+    assert len(lines) == 1, f"{text!r} is on lines {lines} of {path.name}"
+    return lines[0]
+
+
+def problems_of(root: Path) -> list[tuple[str, int, str]]:
+    with pytest.raises(ContentError) as caught:
+        load(root)
+    error = caught.value
+    assert str(error) == "\n".join(str(p) for p in error.problems)
+    return [(str(p.path.relative_to(root)), p.line, p.message) for p in error.problems]
+
+
+def test_missing_required_field(broken):
+    edit(broken / f"pages/{QKV}.md", "tags: [Self-attention]\n", "")
+    found = problems_of(broken)
+    assert (f"pages/{QKV}.md", 1, "missing required field 'tags'") in found
+    assert [p for p in found if p[0] == f"pages/{QKV}.md"] == [
+        (f"pages/{QKV}.md", 1, "missing required field 'tags'")]
+
+
+def test_missing_topic_field(broken):
+    edit(broken / "topics/positional-encoding.md", "category: Mechanisms\n", "")
+    assert problems_of(broken) == [
+        ("topics/positional-encoding.md", 1, "missing required field 'category'")]
+
+
+def test_list_field_that_is_not_a_list(broken):
+    page = broken / f"pages/{PIXELS}.md"
+    edit(page, f"builds_on: [{AIAYN}]", f"builds_on: {AIAYN}")
+    assert [p for p in problems_of(broken) if p[0] == f"pages/{PIXELS}.md"] == [
+        (f"pages/{PIXELS}.md", line_of(page, f"builds_on: {AIAYN}"),
+         "'builds_on' must be a list, like [a, b]")]
+
+
+def test_unknown_figure_id_is_reported_at_its_figure_line(broken):
+    page = broken / f"pages/{AIAYN}.md"
+    edit(page, "::: figure 710\n", "::: figure 711\n")
+    [(path, line, message)] = problems_of(broken)
+    assert (path, line) == (f"pages/{AIAYN}.md", line_of(page, "::: figure 711")) == (path, 36)
+    assert message.startswith("unknown figure id '711' (known: ")
+    assert "96, 710, 4121, 7256" in message
+
+
+def test_builds_on_a_slug_that_does_not_exist(broken):
+    page = broken / f"pages/{PIXELS}.md"
+    edit(page, f"builds_on: [{AIAYN}]", f"builds_on: [{AIAYN}, attention-in-space]")
+    assert problems_of(broken) == [
+        (f"pages/{PIXELS}.md", line_of(page, f"builds_on: [{AIAYN}, attention-in-space]"),
+         "builds on 'attention-in-space', which is no page's slug")]
+
+
+def test_topic_naming_a_missing_page(broken):
+    topic = broken / "topics/positional-encoding.md"
+    edit(topic, f"pages: [{AIAYN}, {PIXELS}]", f"pages: [{AIAYN}, attention-in-space]")
+    [(path, line, message)] = problems_of(broken)
+    assert (path, line) == ("topics/positional-encoding.md",
+                            line_of(topic, f"pages: [{AIAYN}, attention-in-space]"))
+    assert "'attention-in-space'" in message and "no page's slug" in message
+
+
+def test_a_cycle_names_its_pages_at_each_builds_on_line(broken):
+    # query-key-value → attention-is-all-you-need → query-key-value
+    edit(broken / f"pages/{QKV}.md", "builds_on: []", f"builds_on: [{AIAYN}]")
+    found = problems_of(broken)
+    assert found, "a cycle must be reported"
+    builds_on = {}
+    for path in (broken / "pages").glob("*.md"):
+        line = next(text for text in path.read_text("utf-8").splitlines()
+                    if text.startswith("builds_on:"))
+        builds_on[path.stem] = (line_of(path, line), yaml.safe_load(line)["builds_on"])
+    cycles = []
+    for path, line, message in found:
+        prefix = "pages build on each other in a cycle: "
+        assert message.startswith(prefix)
+        cycle = message.removeprefix(prefix).split(" → ")
+        assert cycle[0] == cycle[-1] and Path(path).stem in cycle
+        # Each arrow is a real builds_on link, reported at that page's builds_on line.
+        for page, prerequisite in itertools.pairwise(cycle):
+            assert prerequisite in builds_on[page][1]
+        assert line == builds_on[Path(path).stem][0]
+        cycles.append(frozenset(cycle))
+    assert frozenset({QKV, AIAYN}) in cycles
+    assert {path for path, _, _ in found} >= {f"pages/{QKV}.md", f"pages/{AIAYN}.md"}
+    # A page outside every cycle is not blamed.
+    assert f"pages/{PIXELS}.md" not in {path for path, _, _ in found}
+
+
+def test_duplicate_slug_mentions_both_files(broken):
+    edit(broken / f"pages/{PIXELS}.md", f"slug: {PIXELS}", f"slug: {AIAYN}")
+    found = problems_of(broken)
+    duplicates = [p for p in found if "duplicate" in p[2]]
+    assert duplicates == [(f"pages/{PIXELS}.md", 2,
+                           f"duplicate page slug '{AIAYN}' "
+                           f"(also in {broken / 'pages' / f'{AIAYN}.md'})")]
+
+
+def test_duplicate_slug_is_reported_at_the_slug_line(broken):
+    page = broken / f"pages/{PIXELS}.md"
+    edit(page, f"slug: {PIXELS}\n", "")
+    edit(page, "kind: Paper\n", f"kind: Paper\nslug: {AIAYN}\n")
+    duplicates = [p for p in problems_of(broken) if "duplicate" in p[2]]
+    assert [(path, line) for path, line, _ in duplicates] == [
+        (f"pages/{PIXELS}.md", line_of(page, f"slug: {AIAYN}"))] == [(f"pages/{PIXELS}.md", 4)]
+    assert str(broken / "pages" / f"{AIAYN}.md") in duplicates[0][2]
+
+
+def test_section_heading_without_a_number(broken):
+    page = broken / f"pages/{AIAYN}.md"
+    edit(page, "## 3. The Decoder Layer", "## The Decoder Layer")
+    assert problems_of(broken) == [
+        (f"pages/{AIAYN}.md", line_of(page, "## The Decoder Layer"),
+         "section 'The Decoder Layer' has no number; write '## 1. Title'")]
+
+
+def test_section_numbers_out_of_sequence(broken):
+    page = broken / f"pages/{QKV}.md"
+    edit(page, "## 3. All Queries at Once", "## 4. All Queries at Once")
+    assert problems_of(broken) == [
+        (f"pages/{QKV}.md", line_of(page, "## 4. All Queries at Once"),
+         "section number 4 should be 3")]
+
+
+def test_invalid_yaml_is_one_line_at_the_line_yaml_stops(broken):
+    page = broken / f"pages/{BEFORE}.md"
+    edit(page, "kind: Read\n", "kind: Read: essay\n")
+    [(path, line, message)] = [p for p in problems_of(broken) if p[0] == f"pages/{BEFORE}.md"]
+    assert (path, line) == (f"pages/{BEFORE}.md", line_of(page, "kind: Read: essay"))
+    assert message.startswith("front matter is not valid YAML: ")
+    assert "mapping values are not allowed here" in message
+    # One line, and no line number counted from the front matter instead of the file.
+    assert "\n" not in message and "line" not in message
+
+
+def test_file_without_front_matter(broken):
+    (broken / "pages/notes.md").write_text("## 1. Notes\n\nSome text.\n", "utf-8")
+    assert problems_of(broken) == [
+        ("pages/notes.md", 1, "the file must start with '---' and YAML front matter")]
+
+
+def test_front_matter_that_is_not_closed(broken):
+    (broken / "pages/notes.md").write_text("---\nslug: notes\n\n## 1. Notes\n", "utf-8")
+    assert problems_of(broken) == [
+        ("pages/notes.md", 1, "front matter is not closed by a '---' line")]
+
+
+def test_several_problems_are_all_reported_in_file_then_line_order(broken):
+    edit(broken / "topics/positional-encoding.md", "category: Mechanisms\n", "")
+    edit(broken / f"pages/{AIAYN}.md", "::: figure 96\n", "::: figure 69\n")
+    edit(broken / f"pages/{AIAYN}.md", "## 5. Training and Results", "## Training and Results")
+    edit(broken / f"pages/{PIXELS}.md", f"builds_on: [{AIAYN}]", "builds_on: [transformer]")
+    (broken / "pages/notes.md").write_text("no front matter\n", "utf-8")
+
+    found = [(path, line) for path, line, _ in problems_of(broken)]
+    assert found == [
+        (f"pages/{AIAYN}.md", 20),
+        (f"pages/{AIAYN}.md", 42),
+        (f"pages/{PIXELS}.md", 5),
+        ("pages/notes.md", 1),
+        ("topics/positional-encoding.md", 1),
+    ]
+
+
+# --- the CLI -----------------------------------------------------------------------
+
+PROBLEM_LINE = re.compile(r"^  (?P<path>\S+\.md):(?P<line>\d+): (?P<message>.+)$")
+
+
+def test_check_passes_on_the_real_content(capsys):
+    assert main(["check", "--content", str(CONTENT)]) == 0
+    out, err = capsys.readouterr()
+    assert out.strip() == "posviz: content OK: 4 pages, 1 topics"
+    assert err == ""
+
+
+def test_check_fails_with_file_and_line_on_broken_content(broken, capsys):
+    edit(broken / f"pages/{AIAYN}.md", "::: figure 710\n", "::: figure 711\n")
+    edit(broken / f"pages/{QKV}.md", "## 2. Score", "## Score")
+
+    assert main(["check", "--content", str(broken)]) == 1
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert lines[0] == "posviz: content has 2 problem(s):"
+    parsed = [PROBLEM_LINE.match(line) for line in lines[1:]]
+    assert all(parsed), lines
+    assert [(m["path"], int(m["line"])) for m in parsed] == [
+        (str(broken / "pages" / f"{AIAYN}.md"), 36),
+        (str(broken / "pages" / f"{QKV}.md"), 16),
+    ]
+    assert "unknown figure id '711'" in parsed[0]["message"]
+    assert "has no number" in parsed[1]["message"]
+    assert "content OK" not in out
+
+
+def test_serve_refuses_broken_content_before_starting_anything(broken, capsys, monkeypatch):
+    edit(broken / f"pages/{PIXELS}.md", "::: figure 4121\n", "::: figure 4122\n")
+    monkeypatch.setenv("POSVIZ_CONTENT", str(broken))
+
+    def started(*args, **kwargs):
+        pytest.fail("posviz serve started panel despite broken content")
+
+    monkeypatch.setattr(subprocess, "call", started)
+    monkeypatch.setattr(subprocess, "Popen", started)
+
+    assert main(["serve", "--port", "0"]) == 1
+    out, err = capsys.readouterr()
+    page = broken / "pages" / f"{PIXELS}.md"
+    assert f"{page}:{line_of(page, '::: figure 4122')}: unknown figure id '4122'" in err
+    assert "serving" not in out
+
+
+def test_default_root_follows_posviz_content(monkeypatch, tmp_path):
+    monkeypatch.setenv("POSVIZ_CONTENT", str(tmp_path))
+    assert content.default_root() == tmp_path
+    monkeypatch.delenv("POSVIZ_CONTENT")
+    assert content.default_root() == CONTENT
