@@ -1,0 +1,467 @@
+"""Composition: the dashboards built from content and figures, inspected as Panel
+objects (no browser), and the deep links between sliders and the URL query."""
+
+import html
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import parse_qsl, urlencode
+
+import panel as pn
+import param
+import pytest
+
+from posviz import compose, content
+from posviz.compose import routes as routing
+from posviz.compose.routes import href
+from posviz.figures import FIGURES, ClockHands, Figure, ParameterBudget, QueryReach
+
+CONTENT = Path(__file__).resolve().parents[1] / "content"
+TOPIC = "topic-positional-encoding"
+AIAYN = "attention-is-all-you-need"
+PIXELS = "attention-meets-pixels"
+
+
+@pytest.fixture(scope="module")
+def site():
+    return content.load(CONTENT)
+
+
+@pytest.fixture(autouse=True)
+def served(monkeypatch):
+    """Views are built as under ``posviz serve``, from the repository's content."""
+    monkeypatch.delenv("POSVIZ_EXPORT", raising=False)
+    monkeypatch.setenv("POSVIZ_CONTENT", str(CONTENT))
+    compose.site.cache_clear()
+    yield
+    compose.site.cache_clear()
+
+
+# --- reading Panel objects -----------------------------------------------------------
+
+class _Markup(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.text, self.links, self._open = [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "a":
+            self._open.append([dict(attrs).get("href"), ""])
+
+    def handle_endtag(self, tag):
+        if tag == "a" and self._open:
+            self.links.append(tuple(self._open.pop()))
+
+    def handle_data(self, data):
+        self.text.append(data)
+        for link in self._open:
+            link[1] += data
+
+
+def plain(markup: str) -> str:
+    """The text a reader sees in ``markup``."""
+    parser = _Markup()
+    parser.feed(markup)
+    return "".join(parser.text)
+
+
+def links(markup: str) -> list[tuple[str, str]]:
+    """(href, text) of each link in ``markup``, in order."""
+    parser = _Markup()
+    parser.feed(markup)
+    return parser.links
+
+
+def panes(layout) -> list:
+    """Every HTML and Markdown pane, in reading order."""
+    return layout.select(lambda o: isinstance(o, (pn.pane.HTML, pn.pane.Markdown)))
+
+
+def all_text(layout) -> str:
+    return "\n".join(plain(str(p.object)) for p in panes(layout))
+
+
+def live_figures(layout) -> list[Figure]:
+    """The figures a layout shows, in reading order.
+
+    Panel replaces a Viewer by what ``__panel__`` returns, so the figure itself is
+    reached through the ``pn.Param`` of its sliders.
+    """
+    return [p.object for p in layout.select(pn.Param) if isinstance(p.object, Figure)]
+
+
+def outline(layout) -> list:
+    """A view's body as a reader meets it: ("h2", heading), ("text", markdown),
+    ("figure", id)."""
+    found = []
+    for item in layout.objects:
+        if isinstance(item, pn.pane.HTML) and str(item.object).startswith("<h2"):
+            found.append(("h2", plain(item.object)))
+        elif isinstance(item, pn.pane.Markdown):
+            found.append(("text", item.object))
+        elif "posviz-figure-block" in item.css_classes:
+            [figure] = live_figures(item)
+            found.append(("figure", figure.figure_id))
+    return found
+
+
+def view(name):
+    layout, route = compose.view(name)
+    assert route.name == name
+    return layout
+
+
+# --- every route ---------------------------------------------------------------------
+
+def test_routes_cover_home_topic_pages_figures_and_gallery(site):
+    assert [(r.name, r.kind, r.key) for r in routing.routes(site)] == [
+        ("index", "home", None),
+        (TOPIC, "topic", "positional-encoding"),
+        *[(f"page-{slug}", "page", slug) for slug in sorted(site.pages)],
+        *[(f"figure-{fid}", "figure", fid) for fid in (96, 710, 7256, 4121)],
+        ("gallery", "gallery", None),
+    ]
+
+
+@pytest.mark.parametrize("name", [r.name for r in routing.routes(content.load(CONTENT))])
+def test_every_route_builds_with_its_figures(site, name):
+    route = {r.name: r for r in routing.routes(site)}[name]
+    layout = view(name)
+    assert isinstance(layout, pn.Column)
+    assert isinstance(layout[0], pn.pane.HTML) and not layout[0].visible  # the notice
+    assert [f.figure_id for f in live_figures(layout)] == list(route.figures)
+    for figure in live_figures(layout):
+        assert type(figure) is FIGURES[figure.figure_id]
+
+
+# --- the topic view ------------------------------------------------------------------
+
+def test_topic_view_heads_with_category_title_and_intro(site):
+    topic = site.topics["positional-encoding"]
+    layout = view(TOPIC)
+    text = all_text(layout)
+    assert "Topic · Mechanisms" in text
+    assert "Positional encoding" in text
+    assert topic.intro in text
+    assert topic.text in [p.object for p in panes(layout)]
+    assert text.index("Topic · Mechanisms") < text.index("In reading order")
+
+
+def test_topic_view_lists_the_reading_order_with_kinds(site):
+    layout = view(TOPIC)
+    [reading] = [p for p in panes(layout) if "In reading order" in str(p.object)]
+    items = [plain(item) for item in str(reading.object).split("<li>")[1:]]
+    assert items == [
+        "Paper · read first: Query, Key, Value — Dot-Product Attention from Scratch",
+        "Read · read first: Attention Before Transformers — Score, Squash, Multiply",
+    ]
+    assert links(reading.object) == [
+        ("page-query-key-value", site.pages["query-key-value"].title),
+        ("page-attention-before-transformers", site.pages["attention-before-transformers"].title),
+    ]
+
+
+def test_topic_view_attributes_each_live_figure_to_its_page_section(site):
+    layout = view(TOPIC)
+    blocks = [item for item in layout.objects if "posviz-figure-block" in item.css_classes]
+    aiayn, pixels = site.pages[AIAYN].title, site.pages[PIXELS].title
+    expected = [
+        (96, aiayn, "2. The Encoder Layer", AIAYN, 2),
+        (710, aiayn, "4. Embeddings and Positional Encoding", AIAYN, 4),
+        (7256, pixels, "1. Why n² Kills Images", PIXELS, 1),
+        (4121, pixels, "4. Axes: Attention One Axis at a Time", PIXELS, 4),
+    ]
+    assert len(blocks) == len(expected)
+    for block, (figure_id, title, heading, slug, number) in zip(blocks, expected):
+        attribution, caption_head = block[0].object, block[1].object
+        assert plain(attribution) == f"From {title} › {heading}"
+        assert links(attribution) == [(f"page-{slug}", title),
+                                      (f"page-{slug}#section-{number}", heading)]
+        assert plain(caption_head) == f"{figure_id}{FIGURES[figure_id].title}"
+        [figure] = live_figures(block)
+        assert figure.figure_id == figure_id
+    assert [f.figure_id for f in live_figures(layout)] == [96, 710, 7256, 4121]
+
+
+def test_topic_view_figures_are_live(site):
+    layout = view(TOPIC)
+    clock = next(f for f in live_figures(layout) if isinstance(f, ClockHands))
+    [controls] = [p for p in layout.select(pn.Param) if p.object is clock]
+    readouts = [p for p in layout.select(pn.pane.Markdown) if "pos = **" in str(p.object)]
+    assert len(readouts) == 1
+    clock.pos = 40
+    assert controls._widgets["pos"].value == 40
+    assert "pos = **40**" in readouts[0].object
+    controls._widgets["pos"].value = 55
+    assert clock.pos == 55
+
+
+def test_topic_view_ends_with_tags_and_counts_in_order():
+    layout = view(TOPIC)
+    [tags] = [p for p in panes(layout) if "Tags that go with it" in str(p.object)]
+    chips = [plain(chip) for chip in str(tags.object).split('<span class="chip">')[1:]]
+    assert chips == ["Self-attention2", "Efficient attention1", "Transformers1"]
+    assert panes(layout)[-1] is tags
+
+
+# --- page, figure, home and gallery views ---------------------------------------------
+
+@pytest.mark.parametrize("slug", ["query-key-value", "attention-before-transformers", AIAYN,
+                                  PIXELS])
+def test_page_view_has_every_section_and_figure_where_content_puts_them(site, slug):
+    page = site.pages[slug]
+    expected = []
+    for section in page.sections:
+        expected.append(("h2", section.heading))
+        expected += [("figure", block) if isinstance(block, int) else ("text", block)
+                     for block in section.blocks]
+    layout = view(f"page-{slug}")
+    assert outline(layout) == expected
+    anchors = [item.object for item in layout.objects
+               if isinstance(item, pn.pane.HTML) and str(item.object).startswith("<h2")]
+    assert [a.split('"')[1] for a in anchors] == [s.anchor for s in page.sections]
+    text = all_text(layout)
+    assert page.title in text and page.summary in text and page.kind in text
+
+
+def test_transformer_page_outline_by_hand():
+    headings_and_figures = [entry for entry in outline(view(f"page-{AIAYN}"))
+                            if entry[0] != "text"]
+    assert headings_and_figures == [
+        ("h2", "1. The Architecture at a Glance"),
+        ("h2", "2. The Encoder Layer"), ("figure", 96),
+        ("h2", "3. The Decoder Layer"),
+        ("h2", "4. Embeddings and Positional Encoding"), ("figure", 710),
+        ("h2", "5. Training and Results"),
+    ]
+
+
+def test_page_view_links_the_pages_it_builds_on(site):
+    layout = view(f"page-{AIAYN}")
+    [head] = [p for p in panes(layout) if "Builds on:" in str(p.object)]
+    assert links(head.object) == [
+        ("page-query-key-value", site.pages["query-key-value"].title),
+        ("page-attention-before-transformers", site.pages["attention-before-transformers"].title),
+    ]
+    assert not [p for p in panes(view("page-query-key-value")) if "Builds on" in str(p.object)]
+
+
+@pytest.mark.parametrize("figure_id,slug,number", [(96, AIAYN, 2), (710, AIAYN, 4),
+                                                   (7256, PIXELS, 1), (4121, PIXELS, 4)])
+def test_figure_view_shows_the_figure_and_links_back_to_its_section(site, figure_id, slug,
+                                                                    number):
+    layout = view(f"figure-{figure_id}")
+    assert [f.figure_id for f in live_figures(layout)] == [figure_id]
+    section = site.pages[slug].sections[number - 1]
+    back = [link for p in panes(layout) for link in links(str(p.object))]
+    assert (f"page-{slug}#section-{number}", section.heading) in back
+    assert FIGURES[figure_id].title in all_text(layout)
+
+
+def test_home_lists_topics_pages_and_figures(site):
+    layout = view("index")
+    found = [link for p in panes(layout) for link in links(str(p.object))]
+    assert found == [
+        ("topic-positional-encoding", "Positional encoding"),
+        *[(f"page-{slug}", site.pages[slug].title) for slug in sorted(site.pages)],
+        *[(f"figure-{fid}", cls.title) for fid, cls in FIGURES.items()],
+    ]
+    text = all_text(layout)
+    assert "Mechanisms" in text
+    assert text.index("Topics") < text.index("Pages") < text.index("Figures")
+
+
+def test_gallery_shows_every_figure_with_its_home():
+    layout = view("gallery")
+    assert [f.figure_id for f in live_figures(layout)] == list(FIGURES)
+    assert all_text(layout).count("From ") == len(FIGURES)
+
+
+# --- links under serve and in the export -----------------------------------------------
+
+def test_href_under_serve():
+    assert href("page-x") == "page-x"
+    assert href("page-x", "section-2") == "page-x#section-2"
+    assert href("index") == "./"
+
+
+def test_href_in_the_export(monkeypatch):
+    monkeypatch.setenv("POSVIZ_EXPORT", "1")
+    assert href("page-x") == "page-x.html"
+    assert href("page-x", "section-2") == "page-x.html#section-2"
+    assert href("index") == "index.html"
+    layout = view(TOPIC)
+    found = [link[0] for p in panes(layout) for link in links(str(p.object))]
+    assert "page-attention-is-all-you-need.html#section-2" in found
+    assert "index.html" in found
+    assert not [target for target in found if not target.split("#")[0].endswith(".html")]
+
+
+# --- deep links -----------------------------------------------------------------------
+
+class FakeLocation(param.Parameterized):
+    """What DeepLinks uses of ``pn.state.location``."""
+
+    search = param.String(default="")
+
+    def update_query(self, **values):
+        query = dict(parse_qsl(self.search.lstrip("?"), keep_blank_values=True))
+        query.update({key: str(value) for key, value in values.items()})
+        self.search = "?" + urlencode(query)
+
+
+@pytest.fixture
+def location(monkeypatch):
+    fake = FakeLocation()
+    monkeypatch.setattr(type(pn.state), "location", property(lambda self: fake))
+    return fake
+
+
+def open_view(location, name, search):
+    """The view ``name`` as opened at ``?search``: (layout, figures by id, notice)."""
+    location.search = search
+    layout = view(name)
+    notice = layout[0]
+    assert "posviz-notice" in notice.css_classes
+    return layout, {f.figure_id: f for f in live_figures(layout)}, notice
+
+
+def defaults(figure) -> dict:
+    return {name: figure.param[name].default for name in figure.sliders()}
+
+
+def test_prefixed_key_sets_a_slider_on_a_multi_figure_view(location):
+    _, figures, notice = open_view(location, f"page-{AIAYN}", "?710.pos=40")
+    assert figures[710].pos == 40
+    assert figures[96].values() == ParameterBudget().values()
+    assert not notice.visible
+
+
+def test_bare_key_on_a_single_figure_view(location):
+    _, figures, notice = open_view(location, "figure-710", "?pos=40&d_model=64")
+    assert (figures[710].pos, figures[710].d_model) == (40, 64)
+    assert not notice.visible
+
+
+def test_bare_key_where_only_one_figure_has_it(location):
+    _, figures, notice = open_view(location, TOPIC, "?pos=40&scheme=4")
+    assert figures[710].pos == 40 and figures[4121].scheme == 4
+    assert not notice.visible
+
+
+def test_bare_key_that_two_figures_have_is_refused(location):
+    _, figures, notice = open_view(location, TOPIC, "?d_model=256")
+    assert figures[96].d_model == 512 and figures[710].d_model == 128
+    assert notice.visible
+    assert "d_model=256" in notice.object and "ambiguous" in notice.object
+
+
+@pytest.mark.parametrize("name", ["figure-710", f"page-{AIAYN}"])
+@pytest.mark.parametrize("search,key,why", [
+    ("pos=abc", "pos=abc", "whole number from 0 to 100"),
+    ("pos=500", "pos=500", "0 to 100"),
+    ("pos=-1", "pos=-1", "0 to 100"),
+    ("zzz=1", "zzz=1", "is not a slider here"),
+    ("9999.pos=1", "9999.pos=1", "names no figure"),
+    ("710.zzz=1", "710.zzz=1", "no slider 'zzz'"),
+])
+def test_bad_link_settings_are_named_and_leave_the_slider_alone(location, name, search, key,
+                                                                 why):
+    _, figures, notice = open_view(location, name, "?" + search)
+    assert figures[710].values() == defaults(figures[710])
+    assert notice.visible
+    [item] = notice.object.split("<li>")[1:]
+    assert item.startswith(html.escape(key) + ":")
+    assert html.escape(why) in item
+
+
+def test_out_of_bounds_names_the_key_as_written(location):
+    _, figures, notice = open_view(location, f"page-{AIAYN}", "?710.d_model=2000&96.d_model=4096")
+    assert figures[710].d_model == 128 and figures[96].d_model == 512
+    assert "710.d_model=2000: 710.d_model must be from 16 to 1024" in notice.object
+    assert "96.d_model=4096: 96.d_model must be from 64 to 2048" in notice.object
+
+
+def test_a_refused_value_inside_the_bounds_says_why(location):
+    _, figures, notice = open_view(location, "figure-710", "?d_model=65")
+    assert figures[710].d_model == 128
+    assert "d_model=65:" in notice.object and "even" in notice.object
+    assert "from 16 to 1024" not in notice.object
+
+
+def test_good_settings_apply_next_to_bad_ones(location):
+    _, figures, notice = open_view(location, "figure-710", "?pos=abc&d_model=64&zzz=1")
+    assert figures[710].d_model == 64 and figures[710].pos == 12
+    items = notice.object.split("<li>")[1:]
+    assert [item.split(":")[0] for item in items] == ["pos=abc", "zzz=1"]
+
+
+@pytest.mark.parametrize("search", ["?<script>alert(1)</script>=1",
+                                    "?%3Cscript%3Ealert(1)%3C%2Fscript%3E=1",
+                                    "?pos=%3Cscript%3Ealert(1)%3C%2Fscript%3E"])
+def test_url_text_reaches_the_notice_only_escaped(location, search):
+    _, figures, notice = open_view(location, "figure-710", search)
+    assert notice.visible
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in notice.object
+    assert "<script" not in notice.object
+    assert figures[710].pos == 12
+
+
+def test_moving_a_slider_writes_the_url(location):
+    _, figures, notice = open_view(location, f"page-{AIAYN}", "")
+    figures[710].pos = 33
+    assert dict(parse_qsl(location.search.lstrip("?"))) == {"710.pos": "33"}
+    figures[710].pos = 34
+    assert dict(parse_qsl(location.search.lstrip("?"))) == {"710.pos": "34"}
+    assert not notice.visible
+
+
+def test_moving_a_slider_on_a_single_figure_view_writes_the_bare_key(location):
+    _, figures, _ = open_view(location, "figure-710", "")
+    figures[710].pos = 33
+    assert dict(parse_qsl(location.search.lstrip("?"))) == {"pos": "33"}
+
+
+def test_a_preset_moving_several_sliders_writes_each_of_them(location):
+    _, figures, notice = open_view(location, f"page-{AIAYN}", "")
+    figures[96].preset = "big"
+    query = dict(parse_qsl(location.search.lstrip("?")))
+    assert query == {"96.preset": "big", "96.d_model": "1024", "96.d_ff": "4096"}
+    assert not notice.visible
+
+
+def test_the_url_changing_later_moves_the_slider(location):
+    _, figures, notice = open_view(location, f"page-{AIAYN}", "?710.pos=40")
+    location.search = "?710.pos=50"
+    assert figures[710].pos == 50
+    location.search = "?710.pos=abc"
+    assert figures[710].pos == 50 and notice.visible
+    location.search = "?710.pos=60"
+    assert figures[710].pos == 60 and not notice.visible
+
+
+def test_a_link_setting_survives_its_own_echo(location):
+    _, figures, _ = open_view(location, f"page-{AIAYN}", "?710.pos=40&96.preset=big")
+    assert figures[710].pos == 40
+    assert (figures[96].preset, figures[96].d_model) == ("big", 1024)
+    # Loading a link pushes nothing that disagrees with it.
+    query = parse_qsl(location.search.lstrip("?"))
+    assert ("710.pos", "40") in query and ("96.preset", "big") in query
+    for key, value in query:
+        figure_id, name = key.split(".")
+        assert str(getattr(figures[int(figure_id)], name)) == value
+
+
+@pytest.mark.parametrize("search", ["?4121.side=10&4121.row=9", "?4121.row=9&4121.side=10"])
+def test_image_side_is_set_before_the_row_in_it(location, search):
+    _, figures, notice = open_view(location, TOPIC, search)
+    assert (figures[4121].side, figures[4121].row) == (10, 9)
+    assert not notice.visible
+
+
+def test_a_row_beyond_the_default_image_needs_the_side_first(location):
+    # Row 30 is out of bounds for the default 16×16 image, so the side must be set first
+    # whatever order the URL lists them in.
+    _, figures, notice = open_view(location, TOPIC, "?4121.row=30&4121.side=40")
+    assert (figures[4121].side, figures[4121].row) == (40, 30)
+    assert not notice.visible
+    assert isinstance(figures[4121], QueryReach)
