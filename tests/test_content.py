@@ -295,20 +295,16 @@ def test_duplicate_slug_is_reported_at_the_slug_line(broken):
     assert str(broken / "pages" / f"{AIAYN}.md") in duplicates[0][2]
 
 
-def test_section_heading_without_a_number(broken):
-    page = broken / f"pages/{AIAYN}.md"
-    edit(page, "## 3. The Decoder Layer", "## The Decoder Layer")
-    assert problems_of(broken) == [
-        (f"pages/{AIAYN}.md", line_of(page, "## The Decoder Layer"),
-         "section 'The Decoder Layer' has no number; write '## 1. Title'")]
-
-
-def test_section_numbers_out_of_sequence(broken):
-    page = broken / f"pages/{QKV}.md"
-    edit(page, "## 3. All Queries at Once", "## 4. All Queries at Once")
-    assert problems_of(broken) == [
-        (f"pages/{QKV}.md", line_of(page, "## 4. All Queries at Once"),
-         "section number 4 should be 3")]
+@pytest.mark.parametrize("slug,heading,broken_heading,message", [
+    (AIAYN, "## 3. The Decoder Layer", "## The Decoder Layer",
+     "section 'The Decoder Layer' has no number; write '## 1. Title'"),
+    (QKV, "## 3. All Queries at Once", "## 4. All Queries at Once",
+     "section number 4 should be 3"),
+])
+def test_section_heading_without_its_number(broken, slug, heading, broken_heading, message):
+    page = broken / f"pages/{slug}.md"
+    edit(page, heading, broken_heading)
+    assert problems_of(broken) == [(f"pages/{slug}.md", line_of(page, broken_heading), message)]
 
 
 def test_invalid_yaml_is_one_line_at_the_line_yaml_stops(broken):

@@ -189,6 +189,7 @@ def test_assemble_from_a_release_directory_copies_only_the_closure(tmp_path, rel
     assert shipped == expected
     marker = json.loads((target / MARKER_FILE).read_text())
     assert marker["packages"] == PANDAS_CLOSURE
+    assert {p.stat().st_mode & 0o777 for p in target.iterdir()} == {0o644}
 
 
 def test_assemble_from_a_release_archive(tmp_path, release, no_fetch):

@@ -217,11 +217,11 @@ class FakePip:
         self.calls.append((list(args), dict(env or {})))
         out = Path(cwd) / args[args.index("-d" if "-d" in args else "-w") + 1]
         out.mkdir(parents=True, exist_ok=True)
-        if args[0] == "download" and "--no-binary=:all:" in args:
+        if args[0] == "download" and any(a.startswith("--no-binary") for a in args):
             self._sdist(args[-3], out)
         elif args[0] == "download":
             name, version = args[-3].split("==")
-            tag = "cp312-cp312-manylinux_2_17_x86_64" if self.make_platform_wheel else "py3-none-any"
+            tag = "cp312-cp312-manylinux_2_17_x86_64"
             write_wheel(out, name, version, {f"{name.replace('-', '_')}/__init__.py": b""})
             if self.make_platform_wheel:
                 (out / f"{name}-{version}-py3-none-any.whl").rename(
@@ -269,6 +269,7 @@ def test_collect_downloads_pinned_pure_wheels_once(tmp_path, fake_pip, monkeypat
                         ("--implementation", "py")]:
         assert args[args.index(flag) + 1] == value
     assert "narwhals==2.0.0" in args
+    assert {p.stat().st_mode & 0o777 for p in first} == {0o644}
 
     fake_pip.calls.clear()
     monkeypatch.setattr(wheels, "slim_wheel", _no_slimming)
@@ -300,7 +301,7 @@ def test_collect_builds_markupsafe_without_speedups(tmp_path, fake_pip):
 def test_collect_builds_pyyaml_without_libyaml(tmp_path, fake_pip):
     collect_pure_wheels(["pyyaml"], tmp_path / "site", tmp_path / "cache")
     (download, _), (build, env) = fake_pip.calls
-    assert "--no-binary=:all:" in download and build[0] == "wheel"
+    assert "--no-binary=pyyaml" in download and build[0] == "wheel"
     assert env == {"PYYAML_FORCE_LIBYAML": "0"}
 
 

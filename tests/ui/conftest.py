@@ -24,7 +24,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 # length and sum. It changes whenever the plotted data does.
 FINGERPRINT_JS = """(name) => {
   if (!window.Bokeh || !Bokeh.documents) return null;
-  for (const doc of Bokeh.documents) {
+  // Newest document first: a static page keeps its pre-rendered one around.
+  for (const doc of [...Bokeh.documents].reverse()) {
     const plot = doc.get_model_by_name(name);
     if (!plot) continue;
     return plot.renderers.filter(r => r.data_source).map(r => {

@@ -1,0 +1,69 @@
+"""Find what a built page would still fetch from outside the site.
+
+Looks where browsers fetch: HTML ``src``/``href`` of scripts, styles, images
+and frames; CSS ``url()`` and ``@import``; JS ``importScripts``, ``fetch``,
+``import`` and ``new Worker``/``new URL`` with absolute URLs; and, anywhere,
+the hosts that stock ``panel convert`` output loads from. Links a reader
+clicks (``<a href>``) and XML namespace strings are not fetches.
+"""
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+ABSOLUTE = r"(?:https?:)?//[^\s\"'`)<>]+"
+KNOWN_HOSTS = ("cdn.jsdelivr.net", "cdn.holoviz.org", "cdn.bokeh.org", "unpkg.com",
+               "pypi.org", "files.pythonhosted.org", "fonts.googleapis.com",
+               "fonts.gstatic.com", "cdnjs.cloudflare.com", "esm.sh")
+
+HTML_FETCH = re.compile(
+    r"<(?:script|img|iframe|source|audio|video|embed|track|input)\b[^>]*?\bsrc\s*=\s*[\"']?("
+    + ABSOLUTE + ")|<link\\b[^>]*?\\bhref\\s*=\\s*[\"']?(" + ABSOLUTE + ")", re.I)
+CSS_FETCH = re.compile(r"url\(\s*[\"']?(" + ABSOLUTE + r")|@import\s+[\"'](" + ABSOLUTE + ")",
+                       re.I)
+JS_FETCH = re.compile(r"(?:importScripts|fetch|import|Worker|URL|loadPackage|install)\s*\(\s*"
+                      r"(?:\[\s*)?[\"'`](" + ABSOLUTE + ")", re.I)
+HOSTS = re.compile(r"(?:https?:)?//(?:" + "|".join(map(re.escape, KNOWN_HOSTS))
+                   + r")[^\s\"'`)<>]*", re.I)
+
+
+@dataclass(frozen=True)
+class Finding:
+    path: Path
+    line: int
+    url: str
+
+    def __str__(self):
+        return f"{self.path}:{self.line}: would fetch {self.url}"
+
+
+def scan_text(text: str, suffix: str) -> list[tuple[int, str]]:
+    patterns = {".html": [HTML_FETCH, CSS_FETCH, JS_FETCH], ".css": [CSS_FETCH],
+                ".js": [JS_FETCH], ".mjs": [JS_FETCH]}.get(suffix, [])
+    found: dict[tuple[int, str], None] = {}
+    for pattern in [*patterns, HOSTS]:
+        for match in pattern.finditer(text):
+            url = next((g for g in match.groups() if g), None) if match.groups() else match.group(0)
+            if url:
+                found[(text.count("\n", 0, match.start()) + 1, url)] = None
+    return sorted(found)
+
+
+def scan(folder: Path, exempt: dict[tuple[str, str], str] | None = None) -> list[Finding]:
+    """Every outside fetch in the HTML, JS and CSS under ``folder``.
+
+    ``exempt`` maps (file relative to ``folder``, URL prefix) to the reason
+    that URL is never fetched there: third-party bundles carry defaults the
+    site overrides or features it does not use. Nothing else is let through.
+    """
+    exempt = exempt or {}
+    findings = []
+    for path in sorted(folder.rglob("*")):
+        if path.suffix not in (".html", ".js", ".mjs", ".css") or not path.is_file():
+            continue
+        relative = path.relative_to(folder).as_posix()
+        allowed = [prefix for (file, prefix) in exempt if file == relative]
+        text = path.read_text("utf-8", errors="replace")
+        findings += [Finding(path, line, url) for line, url in scan_text(text, path.suffix)
+                     if not any(url.startswith(prefix) for prefix in allowed)]
+    return findings

@@ -1,0 +1,13 @@
+"""Fixtures shared by unit and browser tests."""
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory):
+    """`posviz build` once per test session (the Pyodide distribution is cached)."""
+    from posviz.build.site import build
+
+    out = tmp_path_factory.mktemp("site") / "site"
+    assert build(out) == 0, "posviz build failed; see its output above"
+    return out

@@ -1,0 +1,87 @@
+"""The static export, offline: served from disk on loopback, nothing else reachable."""
+
+import functools
+import http.server
+import threading
+
+import pytest
+
+from tests.ui.conftest import (fingerprint, press_on_slider, slider_title, wait_for_change,
+                               wait_for_plot)
+
+pytestmark = pytest.mark.browser
+LIVE = 120_000  # a cold Pyodide start on 2 cores takes ~10 s; leave room for a loaded CI
+
+PLOTS = {96: "posviz-96-bars", 710: "posviz-710-hands", 7256: "posviz-7256-cost",
+         4121: "posviz-4121-layers1"}
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def static_site(built_site):
+    handler = functools.partial(QuietHandler, directory=str(built_site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def open_live(page, url):
+    page.goto(url)
+    # The pre-rendered figures are there before Python is.
+    assert page.evaluate("document.body.dataset.posviz") in ("loading", "live")
+    page.wait_for_function("() => document.body.dataset.posviz !== 'loading'", timeout=LIVE)
+    state = page.evaluate("document.body.dataset.posviz")
+    assert state == "live", page.locator(".posviz-status").inner_text()
+
+
+def test_topic_page_goes_live_offline_and_every_figure_answers(static_site, page, blocked):
+    page.goto(f"{static_site}/topic-positional-encoding.html")
+    wait_for_plot(page, PLOTS[4121], timeout=10_000)  # pre-render, before Python
+    open_live(page, f"{static_site}/topic-positional-encoding.html")
+    assert page.locator("ol.reading li").count() == 2
+    assert page.locator(".chip").all_inner_texts() == [
+        "Self-attention2", "Efficient attention1", "Transformers1"]
+    for index, (figure_id, plot) in enumerate(PLOTS.items()):
+        before = wait_for_plot(page, plot)
+        press_on_slider(page, index, 0)
+        after = wait_for_change(page, plot, before)
+        assert after != before, f"figure {figure_id} did not redraw"
+    assert blocked == [], blocked
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("figure_id", list(PLOTS))
+def test_every_figure_view_goes_live_offline(static_site, page, blocked, figure_id):
+    open_live(page, f"{static_site}/figure-{figure_id}.html")
+    before = wait_for_plot(page, PLOTS[figure_id])
+    press_on_slider(page, 0, 0)
+    wait_for_change(page, PLOTS[figure_id], before)
+    back = page.locator(".posviz-figure-block .muted a").last
+    assert back.get_attribute("href").startswith("page-")
+    assert ".html#section-" in back.get_attribute("href")
+    assert blocked == [], blocked
+
+
+def test_deep_link_sets_a_slider_in_the_export(static_site, page, blocked):
+    open_live(page, f"{static_site}/figure-710.html?pos=30")
+    page.locator(".bk-slider-title", has_text="pos: 30").wait_for(timeout=15_000)
+    assert slider_title(page, 0, 0) == "pos: 30"
+    marker = fingerprint(page, PLOTS[710]).split(" ; ")[-1]
+    assert marker.startswith("position:4:120.000000")
+    assert blocked == []
+
+
+@pytest.mark.parametrize("missing", ["**/wheels/posviz-*.whl", "**/pyodide/pyodide.js"])
+def test_a_missing_file_is_a_readable_message(static_site, page, missing):
+    page.route(missing, lambda route: route.fulfill(status=404, body="not found"))
+    page.goto(f"{static_site}/figure-96.html")
+    page.wait_for_function("() => document.body.dataset.posviz === 'error'", timeout=LIVE)
+    message = page.locator(".posviz-status").inner_text()
+    assert "The live figures could not start" in message
+    assert wait_for_plot(page, PLOTS[96]) is not None  # the preview stays on screen
