@@ -355,7 +355,7 @@ PROBLEM_LINE = re.compile(r"^  (?P<path>\S+\.md):(?P<line>\d+): (?P<message>.+)$
 def test_check_passes_on_the_real_content(capsys):
     assert main(["check", "--content", str(CONTENT)]) == 0
     out, err = capsys.readouterr()
-    assert out.strip() == "posviz: content OK: 4 pages, 1 topics"
+    assert out.strip() == "posviz: content OK: 4 page(s), 1 topic(s)"
     assert err == ""
 
 

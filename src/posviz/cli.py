@@ -24,7 +24,7 @@ def cmd_check(args) -> int:
     site = check_content(args.content)
     if site is None:
         return 1
-    print(f"posviz: content OK: {len(site.pages)} pages, {len(site.topics)} topics")
+    print(f"posviz: content OK: {len(site.pages)} page(s), {len(site.topics)} topic(s)")
     return 0
 
 

@@ -46,7 +46,7 @@ def test_topic_page_goes_live_offline_and_every_figure_answers(static_site, page
     open_live(page, f"{static_site}/topic-positional-encoding.html")
     assert page.locator("ol.reading li").count() == 2
     assert page.locator(".chip").all_inner_texts() == [
-        "Self-attention2", "Efficient attention1", "Transformers1"]
+        "Self-attention 2", "Efficient attention 1", "Transformers 1"]
     for index, (figure_id, plot) in enumerate(PLOTS.items()):
         before = wait_for_plot(page, plot)
         press_on_slider(page, index, 0)

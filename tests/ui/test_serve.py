@@ -33,7 +33,7 @@ def test_topic_page_reads_right_and_every_figure_answers_its_slider(served, page
         "4. Axes: Attention One Axis at a Time",
     ]
     assert page.locator(".chip").all_inner_texts() == [
-        "Self-attention2", "Efficient attention1", "Transformers1"]
+        "Self-attention 2", "Efficient attention 1", "Transformers 1"]
 
     for index, (figure_id, plot, slider) in enumerate(FIGURES):
         before = wait_for_plot(page, plot)

@@ -82,7 +82,7 @@ def topic_view(slug: str) -> pn.Column:
     order = "".join(
         f"<li>{html.escape(page.kind)} · read first: {link(page.title, page_route(page.slug))}</li>"
         for page in data.reading_order(topic))
-    tags = "".join(f'<span class="chip">{html.escape(tag)}<b>{count}</b></span>'
+    tags = "".join(f'<span class="chip">{html.escape(tag)} <b>{count}</b></span>'
                    for tag, count in data.tags(topic))
     head = (f'<div class="eyebrow">Topic · {html.escape(topic.category)}</div>'
             f"<h1>{html.escape(topic.title)}</h1><p>{html.escape(topic.intro)}</p>")

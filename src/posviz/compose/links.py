@@ -8,6 +8,7 @@ text is escaped before it is shown: nothing from the URL becomes HTML.
 """
 
 import html
+import re
 from urllib.parse import parse_qsl
 
 import panel as pn
@@ -24,11 +25,10 @@ def parse(raw: str, parameter: param.Parameter):
             raise ValueError(f"must be one of {', '.join(choices)}")
         return raw
     if isinstance(parameter, param.Integer):
-        try:
-            return int(raw)
-        except ValueError:
+        if not re.fullmatch(r"-?[0-9]{1,9}", raw):
             raise ValueError(f"must be a whole number from {parameter.bounds[0]} "
-                             f"to {parameter.bounds[1]}") from None
+                             f"to {parameter.bounds[1]}")
+        return int(raw)
     raise ValueError("cannot be set from a link")
 
 
@@ -62,15 +62,16 @@ class DeepLinks:
             prefix, name = key.split(".", 1)
             figure = self.figures.get(int(prefix)) if prefix.isdigit() else None
             if figure is None:
-                raise ValueError("names no figure on this page")
+                raise ValueError(f"there is no figure {prefix} on this page")
             if name not in figure.sliders():
                 raise ValueError(f"figure {prefix} has no slider '{name}'")
             return figure, name
         owners = [figure for figure in self.figures.values() if key in figure.sliders()]
         if not owners:
-            raise ValueError("is not a slider here")
+            raise ValueError("no figure on this page has that slider")
         if len(owners) > 1:
-            raise ValueError("is ambiguous here; prefix it with the figure id, like 710.pos")
+            ids = " or ".join(f"{f.figure_id}.{key}" for f in owners)
+            raise ValueError(f"more than one figure here has it; write {ids}")
         return owners[0], key
 
     def apply(self, search: str):
@@ -84,7 +85,7 @@ class DeepLinks:
                 figure, name = self.resolve(key)
                 updates.setdefault(figure, {})[name] = (key, raw, parse(raw, figure.param[name]))
             except ValueError as why:
-                problems.append(f"{key}={raw}: {key} {why}")
+                problems.append(f"{key}={raw}: {why}")
         for figure, values in updates.items():
             # Declaration order, so that an image side is set before a row in it.
             for name in [n for n in figure.sliders() if n in values]:
@@ -93,8 +94,8 @@ class DeepLinks:
                     setattr(figure, name, value)
                 except ValueError as why:
                     low, high = figure.param[name].bounds
-                    reason = (f"{key} must be from {low} to {high}" if not low <= value <= high
-                              else str(why))
+                    reason = (f"must be from {low} to {high}" if not low <= value <= high
+                              else str(why).split("' ", 1)[-1])
                     problems.append(f"{key}={raw}: {reason}")
         self.show(problems)
 

@@ -53,7 +53,7 @@ def routes(site: Site) -> list[Route]:
 
 def exported() -> bool:
     """True in the static export (and while it is pre-rendered at build time)."""
-    return sys.platform == "emscripten" or bool(os.environ.get("POSVIZ_EXPORT"))
+    return sys.platform == "emscripten" or os.environ.get("POSVIZ_EXPORT") == "1"
 
 
 def href(name: str, fragment: str | None = None) -> str:
