@@ -80,3 +80,12 @@ def test_bad_deep_link_shows_a_notice_and_the_page_still_works(served, page, blo
     press_on_slider(page, 1, 0)
     wait_for_change(page, "posviz-710-hands", before)
     assert blocked == [] and page.errors == []
+
+
+def test_section_link_scrolls_to_its_section(served, page):
+    page.goto(f"{served}/page-attention-is-all-you-need#section-4")
+    page.wait_for_function("() => window.scrollY > 500", timeout=15_000)
+    heading = page.locator("h2#section-4")
+    assert heading.inner_text() == "4. Embeddings and Positional Encoding"
+    box = heading.bounding_box()
+    assert box is not None and 0 <= box["y"] < 200

@@ -19,6 +19,23 @@ from posviz.compose.routes import HOME, figure_route, href, page_route, topic_ro
 log = logging.getLogger(__name__)
 WIDTH = 1100
 
+# Section links (page-x#section-2) point into Panel's shadow roots, where the
+# browser's own fragment scrolling cannot see; find the target and scroll.
+SCROLL_TO_FRAGMENT = """
+const id = decodeURIComponent(window.location.hash.slice(1));
+if (id) {
+  const find = (root) => {
+    const hit = root.querySelector('[id="' + id.replace(/"/g, '') + '"]');
+    if (hit) return hit;
+    for (const host of root.querySelectorAll('*')) {
+      if (host.shadowRoot) { const inner = find(host.shadowRoot); if (inner) return inner; }
+    }
+    return null;
+  };
+  setTimeout(() => { const target = find(document); if (target) target.scrollIntoView(); }, 200);
+}
+"""
+
 
 @cache
 def site() -> content.Site:
@@ -169,4 +186,8 @@ def servable(name: str):
             f"<h2>This page could not be built</h2><p>{html.escape(type(error).__name__)}: "
             f"{html.escape(str(error))}</p>", stylesheets=[NOTICE_CSS])
         title = "posviz: error"
+    if pn.state.curdoc is not None:
+        from bokeh.models import CustomJS
+
+        pn.state.curdoc.js_on_event("document_ready", CustomJS(code=SCROLL_TO_FRAGMENT))
     return dashboard.servable(title=title)
