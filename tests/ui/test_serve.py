@@ -88,4 +88,4 @@ def test_section_link_scrolls_to_its_section(served, page):
     heading = page.locator("h2#section-4")
     assert heading.inner_text() == "4. Embeddings and Positional Encoding"
     box = heading.bounding_box()
-    assert box is not None and 0 <= box["y"] < 200
+    assert box is not None and -5 <= box["y"] < 200
