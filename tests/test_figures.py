@@ -155,3 +155,29 @@ def test_shrinking_the_image_pulls_the_query_inside():
     assert figure.param.row.bounds == (0, 9)
     with pytest.raises(ValueError, match="bounds are 0 to 9"):
         figure.row = 10
+
+
+def test_rendering_and_updating_every_view_never_imports_pandas():
+    """The export ships no pandas: a figure that imported it would break there."""
+    import subprocess
+    import sys
+
+    code = """
+import sys
+from bokeh.document import Document
+from posviz.compose import view
+from posviz.figures import FIGURES
+for name in ("topic-positional-encoding", "gallery"):
+    view(name)[0].get_root(Document())
+for cls in FIGURES.values():
+    figure = cls()
+    roots = [__import__("holoviews").render(plot) for plot in figure.plots()]
+    for name in figure.sliders():
+        parameter = figure.param[name]
+        if hasattr(parameter, "bounds") and parameter.bounds:
+            setattr(figure, name, parameter.bounds[1])
+print(sorted(m for m in ("pandas", "dateutil", "pytz") if m in sys.modules))
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)
+    assert result.stdout.strip() == "[]"

@@ -59,6 +59,7 @@
       body.classList.remove("pn-loading");
       body.dataset.posviz = "live";
       window.posvizLiveMs = performance.now();
+      window.posvizTimings = msg.timings;
       bar.remove();
     }
   };

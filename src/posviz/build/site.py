@@ -34,7 +34,9 @@ PANEL_CDN_ROOT = "static/panel/"
 BOKEH_DIR = "static/bokeh/"
 CDN_PYODIDE = f"https://cdn.jsdelivr.net/pyodide/v{distribution.PYODIDE_VERSION}/full/"
 # Packages the page takes from the Pyodide distribution (the rest are pure wheels).
-LOCK_PACKAGES = ("numpy", "pandas", "python-dateutil", "pytz", "six", "packaging")
+# No pandas: the figures keep HoloViews on numpy (see figures/base.py), and
+# tests/test_figures.py checks that rendering never imports it.
+LOCK_PACKAGES = ("numpy", "packaging")
 # URLs inside third-party bundles that no posviz page ever fetches, and why.
 EXEMPT = {
     **{(f"{PYODIDE_DIR}{name}", "https://cdn.jsdelivr.net/pyodide/"):
@@ -56,11 +58,21 @@ if not hasattr(pyodide.ffi, "jsnull"):
 """
 
 RENDER = """
+import json, time
+_marks = [("start", time.perf_counter())]
+import panel
+_marks.append(("import panel", time.perf_counter()))
+import holoviews
+_marks.append(("import holoviews", time.perf_counter()))
 from panel.io.pyodide import init_doc, write_doc
 init_doc()
 from posviz.compose import servable
 servable(__ROUTE__)
-await write_doc()
+_marks.append(("build view", time.perf_counter()))
+_rendered = await write_doc()
+_marks.append(("write doc", time.perf_counter()))
+(*_rendered, json.dumps({name: round((t - before) * 1000)
+                        for (_, before), (name, t) in zip(_marks, _marks[1:])}))
 """
 
 STATUS_CSS = """<style>

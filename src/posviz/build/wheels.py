@@ -67,6 +67,7 @@ PURE_PINS: dict[str, str] = {
     "narwhals": "2.29.0",
     "panel": "1.9.4",
     "param": "2.4.2",
+    "pyodide-http": "0.2.2",  # present, panel skips importing pandas in Pyodide
     "pyviz-comms": "3.0.6",
     "pyyaml": "6.0.4",
 }

@@ -17,19 +17,28 @@ function sendPatch(patch, buffers) {
 
 async function startApplication() {
   try {
+    const timings = {};
+    const lap = (name, since) => { timings[name] = Math.round(performance.now() - since); };
     progress("Starting Python", 1);
+    let since = performance.now();
     importScripts(here(SITE.pyodide + "pyodide.js"));
     self.pyodide = await loadPyodide({indexURL: here(SITE.pyodide), fullStdLib: false});
     self.pyodide.globals.set("sendPatch", sendPatch);
+    lap("start pyodide", since);
     progress("Installing packages", 2);
+    since = performance.now();
     await self.pyodide.loadPackage([...SITE.lock_packages, ...SITE.wheels.map(here)],
                                    {messageCallback: () => {}, checkIntegrity: true});
+    lap("install packages", since);
     progress("Building the page", 3);
     self.pyodide.runPython(SITE.prelude);
-    const [docs_json, render_items, root_ids] = await self.pyodide.runPythonAsync(
+    const result = await self.pyodide.runPythonAsync(
       SITE.render.replace("__ROUTE__", JSON.stringify(ROUTE)));
-    self.postMessage({type: "render", docs_json, render_items, root_ids,
-                      ms: Math.round(performance.now() - started)});
+    const [docs_json, render_items, root_ids, python] = result.toJs();
+    result.destroy();
+    Object.assign(timings, JSON.parse(python));
+    timings["worker total"] = Math.round(performance.now() - started);
+    self.postMessage({type: "render", docs_json, render_items, root_ids, timings});
   } catch (error) {
     self.postMessage({type: "error", msg: String(error && error.message || error)});
   }

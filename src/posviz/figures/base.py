@@ -13,6 +13,12 @@ import param
 
 hv.extension("bokeh", logo=False)
 
+# Figures hand HoloViews numpy arrays and tuples only. Naming the interfaces
+# that hold those keeps HoloViews from probing for pandas (importing it) on
+# every element: the browser then neither downloads nor imports pandas.
+hv.core.data.Dataset.datatype = ["dictionary", "grid", "array"]
+hv.Image.datatype = ["grid", "image", "dictionary"]
+
 PALETTE = ("#1f5fa8", "#e07b1a", "#2a9d5c", "#b8336a", "#6b4fa0", "#7a7a7a")
 INK = "#1d2433"
 
