@@ -63,5 +63,7 @@
       bar.remove();
     }
   };
+  for (const event of pyodideWorker.early || []) pyodideWorker.onmessage(event);
+  pyodideWorker.early = [];
   pyodideWorker.onerror = (event) => fail(`The Python worker failed: ${event.message || "it could not be loaded"}.`);
 })();

@@ -24,7 +24,7 @@ import bokeh
 import panel
 
 from posviz import __version__, content
-from posviz.build import distribution, wheels
+from posviz.build import bytecode, distribution, wheels
 from posviz.build.scan import scan
 from posviz.compose.routes import Route, routes
 
@@ -122,12 +122,25 @@ def stable_ids(html: str, name: str) -> str:
 
 
 def rewrite_page(html: str, name: str, cdn: bool) -> str:
-    html = html.replace(f'new Worker("./{name}.js")', f'new Worker("./posviz-worker.js#{name}")')
+    """Offline URLs, the shared worker started first thing, and the loader."""
     if not cdn:
         html = html.replace("https://cdn.bokeh.org/bokeh/release/", BOKEH_DIR)
+    # Start Python before the browser parses BokehJS; keep its first messages
+    # until the page's handler exists (the loader replays them).
+    early = (f'<script>window.posvizWorker = new Worker("./posviz-worker.js#{name}");'
+             "posvizWorker.early = []; posvizWorker.onmessage = (e) => posvizWorker.early.push(e);"
+             "posvizWorker.onerror = () => posvizWorker.early.push({data: {type: 'error', "
+             "msg: 'The Python worker script could not be loaded.'}});"
+             "</script>\n")
+    html = html.replace("<script", early + "<script", 1)
+    html = html.replace(f'const pyodideWorker = new Worker("./{name}.js")',
+                        "const pyodideWorker = window.posvizWorker")
+    # The loader joins panel's own worker script, so no message can slip between.
     loader = resources.files("posviz.build").joinpath("loader.js").read_text("utf-8")
+    handler = html.index("pyodideWorker.onmessage")
+    close = html.index("</script>", handler)
+    html = html[:close] + loader + html[close:]
     html = html.replace("</head>", f"{STATUS_CSS}\n</head>", 1)
-    html = html.replace("</body>", f"<script>\n{loader}</script>\n</body>", 1)
     return stable_ids(html, name)
 
 
@@ -142,7 +155,6 @@ def posviz_wheel(dest: Path) -> Path:
         if (path.is_file() and "__pycache__" not in relative.parts
                 and relative.parts[0] != "build" and path.suffix != ".pyc"):
             files[f"posviz/{relative.as_posix()}"] = path.read_bytes()
-    files["posviz/build/__init__.py"] = b""
     root = content.default_root()
     for path in sorted(root.rglob("*.md")):
         files[f"posviz/_content/{path.relative_to(root).as_posix()}"] = path.read_bytes()
@@ -186,6 +198,20 @@ def copy_static(out: Path) -> None:
             for ref in re.findall(r"url\(\s*[\"']?([^\"')?#]+)", source.read_text("utf-8")):
                 if not ref.startswith(("data:", "http:", "https:", "//")):
                     pending.append((Path(relative).parent / ref).as_posix())
+
+
+def precompile(built: list[Path]) -> None:
+    """Swap each wheel in place for its bytecode twin (see bytecode.py)."""
+    if not bytecode.node_available():
+        log("warning: node not found; wheels keep source only and pages start slower")
+        return
+    dist = distribution.assemble(packages=LOCK_PACKAGES)
+    cache = distribution.default_cache_root() / "bytecode"
+    compiled, report = bytecode.compile_wheels(built, dist, cache)
+    for source, twin in zip(built, compiled):
+        shutil.copy2(twin, source)
+    if report["compiled_now"]:
+        log(f"compiled bytecode for {len(report['compiled_now'])} wheel(s) in Pyodide")
 
 
 def write_worker(out: Path, wheel_names: list[str], pyodide_url: str, cdn_root: str) -> None:
@@ -235,7 +261,9 @@ def build(out: Path, cdn: bool = False) -> int:
         wheel_dir.mkdir()
         log("collecting wheels")
         pure = wheels.collect_pure_wheels(list(wheels.PURE_PINS), wheel_dir)
-        names = sorted({p.name for p in pure} | {posviz_wheel(wheel_dir).name})
+        built = [*pure, posviz_wheel(wheel_dir)]
+        precompile(built)
+        names = sorted(wheel.name for wheel in built)
         if cdn:
             write_worker(out, names, CDN_PYODIDE, cdn_root)
         else:
