@@ -45,6 +45,7 @@ def cmd_serve(args) -> int:
         command.append("--show")
     if args.dev:
         command.append("--autoreload")
+    command += args.panel_args
     print(f"posviz: serving {len(scripts)} dashboards at http://{args.address}:{args.port}/",
           flush=True)
     return subprocess.call(command)
@@ -75,6 +76,9 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--show", action="store_true", help="open a browser")
     serve.add_argument("--dev", action="store_true",
                        help="reload when code or content changes (for maintainers)")
+    serve.add_argument("panel_args", nargs="*", metavar="-- PANEL_ARG",
+                       help="after --, options passed on to panel serve as they are "
+                            "(e.g. -- --check-unused-sessions 1000)")
     serve.set_defaults(run=cmd_serve)
 
     check = commands.add_parser("check", help="validate content/")

@@ -63,6 +63,23 @@
       bar.remove();
     }
   };
+  // Let Python start once the pre-rendered figures are on screen (or after a
+  // short wait if there is nothing to draw).
+  let startSent = false;
+  const start = () => {
+    if (!startSent) { startSent = true; pyodideWorker.postMessage({type: "start"}); }
+  };
+  const whenPainted = () => {
+    const roots = window.Bokeh && Bokeh.index && Bokeh.index.roots;
+    if (roots && roots.length && roots.every(v => v.has_finished && v.has_finished())) {
+      requestAnimationFrame(start);
+    } else if (!startSent) {
+      requestAnimationFrame(whenPainted);
+    }
+  };
+  requestAnimationFrame(whenPainted);
+  setTimeout(start, 2000);
+
   for (const event of pyodideWorker.early || []) pyodideWorker.onmessage(event);
   pyodideWorker.early = [];
   pyodideWorker.onerror = (event) => fail(`The Python worker failed: ${event.message || "it could not be loaded"}.`);

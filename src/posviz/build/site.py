@@ -32,6 +32,7 @@ PYODIDE_DIR = "pyodide/"
 WHEEL_DIR = "wheels/"
 PANEL_CDN_ROOT = "static/panel/"
 BOKEH_DIR = "static/bokeh/"
+BOKEH_BUNDLES = ("bokeh", "bokeh-widgets", "bokeh-tables")  # panel.min.js needs tables
 CDN_PYODIDE = f"https://cdn.jsdelivr.net/pyodide/v{distribution.PYODIDE_VERSION}/full/"
 # Packages the page takes from the Pyodide distribution (the rest are pure wheels).
 # No pandas: the figures keep HoloViews on numpy (see figures/base.py), and
@@ -125,6 +126,8 @@ def rewrite_page(html: str, name: str, cdn: bool) -> str:
     """Offline URLs, the shared worker started first thing, and the loader."""
     if not cdn:
         html = html.replace("https://cdn.bokeh.org/bokeh/release/", BOKEH_DIR)
+        # No posviz view draws with WebGL: skip parsing that bundle.
+        html = re.sub(r'<script[^>]*bokeh-gl-[^>]*></script>\n?', "", html)
     # Start Python before the browser parses BokehJS; keep its first messages
     # until the page's handler exists (the loader replays them).
     early = (f'<script>window.posvizWorker = new Worker("./posviz-worker.js#{name}");'
@@ -177,7 +180,7 @@ def copy_static(out: Path) -> None:
     bokeh_js = Path(bokeh.__file__).parent / "server" / "static" / "js"
     version = bokeh.__version__
     (out / BOKEH_DIR).mkdir(parents=True, exist_ok=True)
-    for bundle in ("bokeh", "bokeh-gl", "bokeh-widgets", "bokeh-tables"):
+    for bundle in BOKEH_BUNDLES:
         shutil.copy2(bokeh_js / f"{bundle}.min.js", out / BOKEH_DIR / f"{bundle}-{version}.min.js")
     dist = Path(panel.__file__).parent / "dist"
     prefix = f"{PANEL_CDN_ROOT}{panel.__version__}/dist/"

@@ -5,6 +5,10 @@ const SITE = __SITE__;
 const ROUTE = decodeURIComponent(self.location.hash.slice(1));
 const here = (path) => new URL(path, self.location.href).href;
 const started = performance.now();
+// Pyodide's start fills both cores; wait until the page has painted its
+// pre-rendered figures (the page says "start") so that they appear at once.
+let go;
+const allowed = new Promise((resolve) => { go = resolve; });
 
 function progress(stage, step) {
   self.postMessage({type: "progress", stage, step, of: 3,
@@ -17,6 +21,7 @@ function sendPatch(patch, buffers) {
 
 async function startApplication() {
   try {
+    await allowed;
     const timings = {};
     const lap = (name, since) => { timings[name] = Math.round(performance.now() - since); };
     progress("Starting Python", 1);
@@ -54,7 +59,9 @@ async function run(code) {
 
 self.onmessage = async (event) => {
   const msg = event.data;
-  if (msg.type === "rendered") {
+  if (msg.type === "start") {
+    go();
+  } else if (msg.type === "rendered") {
     await run(`
 from panel.io.state import state
 from panel.io.pyodide import _link_docs_worker

@@ -1,0 +1,197 @@
+"""The baseline for benchmark 5: stock `panel convert` output, offline by URL rewriting.
+
+`build_baseline(out)` converts the topic page with stock `panel convert --to
+pyodide-worker` (PANEL_CDN_ROOT unset) and then changes only where things are
+fetched from: Pyodide, BokehJS, Panel's dist files and the wheels micropip
+installs all come from the site's own folder. Nothing is slimmed, nothing is
+compiled, the worker script is panel's own. Two changes are not URL rewrites,
+because the page cannot run offline without them:
+
+1. Pyodide. Stock targets Pyodide 0.29.3, which is not reachable here; the
+   baseline ships 0.27.7 (the same files posviz ships, plus pandas), and panel
+   1.9.4 on 0.27.7 needs the ``pyodide.ffi.jsnull`` shim right after
+   ``loadPyodide`` (see /work/shared/pyodide.md), as posviz does.
+2. micropip installs with ``deps=False``, every wheel by URL and the Pyodide
+   packages by name: an offline page cannot resolve requirements from PyPI,
+   and panel declares requirements with no pure wheel (nh3) or that the lock
+   does not ship here (pillow, contourpy, panel-material-ui, ...).
+
+Panel in Pyodide builds stylesheet URLs from its CDN root at run time; that
+root is pointed at the local copy with ``PANEL_CDN_ROOT`` (a URL, set before
+panel is imported), which is panel's own switch for exactly this.
+
+Run it alone to build into benchmarks/out/baseline-stock: ``python baseline_site.py``.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import bokeh
+import panel
+
+from posviz.build import distribution, wheels
+from posviz.build.scan import scan
+from posviz.build.site import posviz_wheel
+from posviz.compose.entries import write_entries
+from posviz.compose.routes import Route
+
+TOPIC = "topic-positional-encoding"
+STOCK_PYODIDE = "https://cdn.jsdelivr.net/pyodide/v0.29.3/full/pyodide.js"
+BOKEH_CDN = "https://cdn.bokeh.org/bokeh/release/"
+PANEL_CDN = "https://cdn.holoviz.org/panel/"
+PANEL_DIST = f"{panel.__version__}/dist/"
+# Where each CDN lands in the baseline's folder (a mirror of the CDN's layout).
+PYODIDE_DIR = "pyodide/"
+BOKEH_DIR = "bokeh/release/"
+PANEL_DIR = "panel/"
+WHEEL_DIR = "wheels/"
+# What stock micropip would take from the Pyodide lock for this page: numpy
+# and packaging, and pandas with its dependencies (bokeh requires pandas).
+LOCK_PACKAGES = ("numpy", "pandas", "packaging", "micropip")
+INSTALL_FROM_LOCK = ("numpy", "pandas", "python-dateutil", "pytz", "six", "packaging")
+
+# Run right after loadPyodide. The shim is the one change that is not a URL
+# (panel 1.9 expects pyodide.ffi.jsnull; Pyodide 0.27 maps JS null to None);
+# PANEL_CDN_ROOT is a URL: panel's own switch for where its resources live.
+SHIM = ("import os, pyodide.ffi\\n"
+        "if not hasattr(pyodide.ffi, 'jsnull'): pyodide.ffi.jsnull = None\\n"
+        f"os.environ['PANEL_CDN_ROOT'] = '{PANEL_DIR}'")
+# Third-party bundles: URLs the baseline never fetches, and why.
+EXEMPT = {
+    **{(f"{PYODIDE_DIR}{name}", "https://cdn.jsdelivr.net/pyodide/"):
+       "Pyodide's default indexURL, used only when pyodide.js is loaded from there"
+       for name in ("pyodide.js", "pyodide.mjs", "pyodide.asm.js")},
+    (f"{BOKEH_DIR}bokeh-{bokeh.__version__}.min.js", "https://cdn.jsdelivr.net/npm/mathjax@"):
+        "loaded only to typeset LaTeX, which the page never uses",
+    (f"{BOKEH_DIR}bokeh-{bokeh.__version__}.min.js", "https://cdn.jsdelivr.net/npm/@tabler/"):
+        "loaded only for Tabler icon models, which the page never creates",
+}
+
+
+class BaselineError(RuntimeError):
+    """The baseline could not be built; the message says what and where."""
+
+
+def replace_once(text: str, old: str, new: str, where: str) -> str:
+    """``text`` with ``old`` replaced; stock output changed shape if it is missing."""
+    if old not in text:
+        raise BaselineError(f"{where}: expected {old!r} in stock panel output; panel "
+                            f"{panel.__version__} changed what it writes, adapt baseline_site.py")
+    return text.replace(old, new)
+
+
+def convert(out: Path) -> None:
+    """Stock `panel convert` of the topic entry script into ``out``."""
+    env = {key: value for key, value in os.environ.items() if key != "PANEL_CDN_ROOT"}
+    with tempfile.TemporaryDirectory(prefix="posviz-baseline-") as folder:
+        (entry,) = write_entries([Route(TOPIC, "topic", None, TOPIC)], Path(folder))
+        result = subprocess.run(
+            [sys.executable, "-m", "panel", "convert", str(entry), "--to", "pyodide-worker",
+             "--out", str(out)],
+            env={**env, "POSVIZ_EXPORT": "1"}, capture_output=True, text=True)
+    if result.returncode or not (out / f"{TOPIC}.js").exists():
+        raise BaselineError(f"panel convert failed:\n{result.stdout[-2000:]}{result.stderr[-2000:]}")
+
+
+def raw_wheels(dest: Path) -> list[Path]:
+    """PURE_PINS (pyodide-http included) as published, unslimmed, plus a source-only posviz."""
+    raw_dir = distribution.default_cache_root() / f"wheels-py{wheels.PYTHON_VERSION.replace('.', '')}" / "raw"
+    dest.mkdir(parents=True, exist_ok=True)
+    found = []
+    for name, version in sorted(wheels.PURE_PINS.items()):
+        name = wheels._canonical(name)
+        raw = wheels._cached(raw_dir, name, version) or wheels._fetch_raw_wheel(name, version,
+                                                                                raw_dir)
+        found.append(Path(shutil.copy2(raw, dest / raw.name)))
+    return [*found, posviz_wheel(dest)]  # not precompiled: stock ships source
+
+
+def rewrite_worker(js: str, wheel_names: list[str]) -> str:
+    where = f"{TOPIC}.js"
+    js = replace_once(js, f'importScripts("{STOCK_PYODIDE}")',
+                      f'importScripts("{PYODIDE_DIR}pyodide.js")', where)
+    js = replace_once(js, "self.pyodide = await loadPyodide();",
+                      f'self.pyodide = await loadPyodide();\n  self.pyodide.runPython("{SHIM}");',
+                      where)
+    install = re.search(r"micropip\.install\(\[[^\]]*\]\)", js)
+    if not install:
+        raise BaselineError(f"{where}: expected `micropip.install([...])` in stock output")
+    stock = re.findall(r"'([^']+)'", install.group(0))
+    expected = {"bokeh", "panel", "pyodide-http", "posviz"}
+    named = {re.sub(r"-\d.*", "", Path(r).name) for r in stock}
+    if named != expected:
+        raise BaselineError(f"{where}: stock requirements are {stock}, expected {sorted(expected)}")
+    local = [f"{WHEEL_DIR}{name}" for name in wheel_names] + list(INSTALL_FROM_LOCK)
+    return js.replace(install.group(0),
+                      f"micropip.install({json.dumps(local)}, deps=False)")
+
+
+def rewrite_page(html: str) -> str:
+    html = replace_once(html, BOKEH_CDN, BOKEH_DIR, f"{TOPIC}.html")
+    return replace_once(html, PANEL_CDN, PANEL_DIR, f"{TOPIC}.html")
+
+
+def copy_pyodide(out: Path) -> None:
+    """The whole assembled distribution: core files, lock, and every package file in it."""
+    dist = distribution.assemble(packages=LOCK_PACKAGES)
+    distribution.verify(dist, LOCK_PACKAGES)
+    (out / PYODIDE_DIR).mkdir(parents=True, exist_ok=True)
+    for path in sorted(dist.iterdir()):
+        if path.is_file() and path.name != distribution.MARKER_FILE:
+            shutil.copy2(path, out / PYODIDE_DIR / path.name)
+
+
+def copy_static(out: Path, html: str) -> None:
+    """BokehJS, and every panel dist file the page (and its CSS) references, as on the CDN."""
+    bokeh_js = Path(bokeh.__file__).parent / "server" / "static" / "js"
+    (out / BOKEH_DIR).mkdir(parents=True, exist_ok=True)
+    for bundle in re.findall(re.escape(BOKEH_DIR) + r"([\w.-]+\.js)", html):
+        source = bokeh_js / bundle.replace(f"-{bokeh.__version__}", "")
+        shutil.copy2(source, out / BOKEH_DIR / bundle)
+    dist = Path(panel.__file__).parent / "dist"
+    prefix = PANEL_DIR + PANEL_DIST
+    pending = sorted(set(re.findall(re.escape(prefix) + r"([^\"'\s\\)?#]+)", html)))
+    while pending:
+        relative = pending.pop()
+        source, target = dist / relative, out / prefix / relative
+        if target.exists():
+            continue
+        if not source.is_file():
+            raise BaselineError(f"the page references {prefix}{relative}, which panel does not ship")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)
+        if source.suffix == ".css":
+            for ref in re.findall(r"url\(\s*[\"']?([^\"')?#]+)", source.read_text("utf-8")):
+                if not ref.startswith(("data:", "http:", "https:", "//")):
+                    pending.append((Path(relative).parent / ref).as_posix())
+
+
+def build_baseline(out: Path) -> Path:
+    """Build the baseline site into ``out`` (emptied first); return the topic page's path."""
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    convert(out)
+    page, worker = out / f"{TOPIC}.html", out / f"{TOPIC}.js"
+    built = raw_wheels(out / WHEEL_DIR)
+    worker.write_text(rewrite_worker(worker.read_text("utf-8"), [w.name for w in built]), "utf-8")
+    html = rewrite_page(page.read_text("utf-8"))
+    page.write_text(html, "utf-8")
+    copy_pyodide(out)
+    copy_static(out, html)
+    findings = scan(out, EXEMPT)
+    if findings:
+        raise BaselineError("the baseline would still fetch from outside its folder:\n"
+                            + "\n".join(f"  {f}" for f in findings))
+    return page
+
+
+if __name__ == "__main__":
+    target = Path(__file__).resolve().parent / "out" / "baseline-stock"
+    print(build_baseline(target))

@@ -1,0 +1,80 @@
+"""Benchmark 1: cold load of the offline export, and a warm reload.
+
+Fresh browser profile per run, site served on 127.0.0.1, everything else
+blocked. Reports, per page: first figure painted (the pre-render), every
+figure live (Python's document drawn), the first slider answered after that,
+and the same after a reload with the HTTP cache kept. Median of --runs.
+"""
+
+import argparse
+
+from common import (built_site, chromium, press_and_wait, sealed_context, static_server,
+                    summary, table, write)
+
+PAGES = {"topic": ("topic-positional-encoding.html", "posviz-710-hands", 1),
+         "figure 710": ("figure-710.html", "posviz-710-hands", 0)}
+LIVE_TIMEOUT = 120_000
+
+
+def load(page, url: str, plot: str, figure_index: int) -> dict:
+    page.goto(url)
+    page.wait_for_function("() => (window.posvizBench && window.posvizBench.live !== null)"
+                           " || document.body.dataset.posviz === 'error'", timeout=LIVE_TIMEOUT)
+    if page.evaluate("document.body.dataset.posviz") == "error":
+        raise RuntimeError(f"{url} failed to go live: "
+                           + page.locator(".posviz-status").inner_text())
+    timings = page.evaluate("window.posvizBench")
+    answer = press_and_wait(page, figure_index, 0, plot, "ArrowRight")
+    worker = page.evaluate("window.posvizTimings || null")
+    return {"first_paint_ms": round(timings["firstPaint"]), "live_ms": round(timings["live"]),
+            "first_answer_ms": round(timings["live"] + answer), "worker": worker}
+
+
+def measure(base: str, pages: dict, runs: int) -> dict:
+    results = {}
+    with chromium() as browser:
+        for label, (path, plot, figure_index) in pages.items():
+            cold, warm, blocked = [], [], []
+            for _ in range(runs):
+                context = sealed_context(browser, blocked)
+                page = context.new_page()
+                cold.append(load(page, f"{base}/{path}", plot, figure_index))
+                warm.append(load(page, f"{base}/{path}", plot, figure_index))  # cache kept
+                context.close()
+            results[label] = {
+                "path": path, "runs": runs, "blocked_requests": len(blocked),
+                **{f"cold_{key}": summary([run[key] for run in cold])
+                   for key in ("first_paint_ms", "live_ms", "first_answer_ms")},
+                **{f"warm_{key}": summary([run[key] for run in warm])
+                   for key in ("first_paint_ms", "live_ms", "first_answer_ms")},
+                "cold_runs": cold,
+            }
+    return results
+
+
+def report(results: dict, title: str) -> None:
+    rows = [[label, r["runs"], r["cold_first_paint_ms"]["median"], r["cold_live_ms"]["median"],
+             r["cold_first_answer_ms"]["median"], r["warm_live_ms"]["median"],
+             r["blocked_requests"]] for label, r in results.items()]
+    print(table(title, ["page", "runs", "first paint ms", "live ms (cold)", "first answer ms",
+                        "live ms (warm)", "blocked"], rows))
+    for label, r in results.items():
+        worker = [run["worker"] for run in r["cold_runs"] if run["worker"]]
+        if worker:
+            stages = {k: summary([w[k] for w in worker])["median"] for k in worker[0]}
+            print(f"  {label}: where the cold start goes (worker, median ms): {stages}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    site = built_site()
+    with static_server(site) as base:
+        results = measure(base, PAGES, args.runs)
+    report(results, "Cold load of the offline export")
+    write("cold_load", {"pages": results})
+
+
+if __name__ == "__main__":
+    main()

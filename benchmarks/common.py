@@ -1,0 +1,200 @@
+"""What every benchmark shares: a loopback file server, a sealed-off Chromium,
+in-page timers, statistics, and the table + JSON every script prints and writes.
+
+Timing here is measured, never asserted: the tests check behaviour, the
+benchmarks report numbers (see RESULTS.md).
+"""
+
+import functools
+import http.server
+import json
+import platform
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlparse
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "benchmarks" / "out"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync"]
+LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
+
+# Installed before any page script: records when the first Bokeh view has
+# painted (pre-render or live) and, per keydown, when the plot data it caused
+# was drawn.
+PAGE_TIMERS = """
+(() => {
+  window.posvizBench = {firstPaint: null, live: null, latencies: [], pendingKey: null};
+  const bench = window.posvizBench;
+  // First paint: every root view of the first document drawn. Live: a second
+  // document (the one Python made in the worker) drawn in its place.
+  const frame = () => {
+    const roots = window.Bokeh && Bokeh.index && Bokeh.index.roots;
+    const drawn = roots && roots.length && roots.every(v => v.has_finished && v.has_finished());
+    if (drawn && bench.firstPaint === null) bench.firstPaint = performance.now();
+    if (drawn && Bokeh.documents.length >= 2 && bench.live === null) bench.live = performance.now();
+    if (bench.live === null) requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+  document.addEventListener("keydown", (event) => { bench.pendingKey = event.timeStamp; }, true);
+  bench.watch = (name) => {
+    const docs = [...Bokeh.documents].reverse();
+    for (const doc of docs) {
+      const plot = doc.get_model_by_name(name);
+      if (!plot) continue;
+      for (const renderer of plot.renderers) {
+        const source = renderer.data_source;
+        if (!source || source.__posvizWatched) continue;
+        source.__posvizWatched = true;
+        source.change.connect(() => {
+          if (bench.pendingKey === null) return;
+          const started = bench.pendingKey;
+          bench.pendingKey = null;
+          requestAnimationFrame(() => bench.latencies.push(performance.now() - started));
+        });
+      }
+      return true;
+    }
+    return false;
+  };
+})();
+"""
+
+
+def machine() -> dict:
+    cores = subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip()
+    memory = Path("/proc/meminfo").read_text().split("\n")[0].split()[1]
+    version = subprocess.run([CHROMIUM, "--version"], capture_output=True,
+                             text=True).stdout.strip() if Path(CHROMIUM).exists() else None
+    return {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "cores": int(cores), "memory_gib": round(int(memory) / 2**20, 1),
+            "python": platform.python_version(), "chromium": version}
+
+
+def summary(values: list[float]) -> dict:
+    ordered = sorted(values)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))] if ordered else None
+    return {"n": len(values), "median": round(statistics.median(values), 1) if values else None,
+            "p95": round(p95, 1) if p95 is not None else None,
+            "min": round(ordered[0], 1) if ordered else None,
+            "max": round(ordered[-1], 1) if ordered else None}
+
+
+def table(title: str, header: list[str], rows: list[list]) -> str:
+    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows)]
+    line = lambda cells: "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"
+    return "\n".join([f"\n{title}", line(header), line(["-" * w for w in widths]),
+                      *map(line, rows)])
+
+
+def write(name: str, results: dict) -> Path:
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = OUT / f"{name}.json"
+    path.write_text(json.dumps({"machine": machine(), **results}, indent=1) + "\n")
+    print(f"\nwrote {path.relative_to(ROOT)}")
+    return path
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@contextmanager
+def static_server(folder: Path):
+    """``folder`` over HTTP on 127.0.0.1 (a free port) while the block runs."""
+    handler = functools.partial(_Quiet, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+
+
+@contextmanager
+def chromium():
+    """A headless Chromium whose contexts abort every request that leaves loopback."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def sealed_context(browser, blocked: list):
+    """A fresh profile (empty cache) whose outside requests are aborted into ``blocked``."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+
+    def guard(route):
+        url = route.request.url
+        if url.startswith(("data:", "blob:")) or (urlparse(url).hostname or "") in LOOPBACK:
+            route.continue_()
+        else:
+            blocked.append(url)
+            route.abort()
+
+    context.route("**/*", guard)
+    context.add_init_script(PAGE_TIMERS)
+    return context
+
+
+def press_and_wait(page, figure_index: int, slider_index: int, plot: str, key: str,
+                   timeout_ms: float = 10_000) -> float:
+    """Press ``key`` on a slider; the ms from keydown to the plot's new data drawn."""
+    page.evaluate(f"window.posvizBench.watch({plot!r})")
+    count = page.evaluate("window.posvizBench.latencies.length")
+    handle = page.locator(".posviz-figure").nth(figure_index).locator(".noUi-handle").nth(
+        slider_index)
+    handle.press(key)
+    page.wait_for_function(f"() => window.posvizBench.latencies.length > {count}",
+                           timeout=timeout_ms)
+    return page.evaluate("window.posvizBench.latencies.at(-1)")
+
+
+@contextmanager
+def posviz_server(port: int, *extra: str):
+    """`posviz serve` on 127.0.0.1:``port`` while the block runs; yields the process."""
+    import urllib.request
+
+    process = subprocess.Popen([sys.executable, "-m", "posviz.cli", "serve", "--port", str(port),
+                                "--address", "127.0.0.1", *extra],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2)
+                break
+            except OSError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise RuntimeError("posviz serve did not start")
+                time.sleep(0.3)
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def built_site(out: Path | None = None) -> Path:
+    """Build the export (cached wheels make this a few seconds) and return its folder."""
+    from posviz.build.site import build
+
+    out = out or OUT / "site"
+    if build(out) != 0:
+        raise SystemExit("posviz build failed")
+    return out
