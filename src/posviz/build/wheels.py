@@ -152,11 +152,6 @@ def _slim_action(path: str, rules: list[SlimRule]) -> str:
     return "drop" if matches("drop") else "keep"
 
 
-def _rules_fingerprint() -> str:
-    text = json.dumps({k: [r.drop, r.keep] for k, r in sorted(SLIM_RULES.items())})
-    return hashlib.sha256(text.encode()).hexdigest()[:10]
-
-
 # --------------------------------------------------------------- wheel writing
 
 
