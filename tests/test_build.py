@@ -117,3 +117,14 @@ def test_build_refuses_a_folder_it_did_not_make(tmp_path, capsys):
     assert build(tmp_path) == 1
     assert "is not empty and holds no earlier posviz build" in capsys.readouterr().err
     assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+def test_cdn_variant_loads_the_runtime_from_public_cdns(tmp_path):
+    out = tmp_path / "cdn"
+    assert build(out, cdn=True) == 0
+    assert not (out / "pyodide").exists() and not (out / "static").exists()
+    worker = (out / "posviz-worker.js").read_text()
+    assert '"pyodide": "https://cdn.jsdelivr.net/pyodide/v0.27.7/full/"' in worker
+    page = (out / "figure-710.html").read_text()
+    assert "https://cdn.bokeh.org/bokeh/release/bokeh-3.9.2.min.js" in page
+    assert list((out / "wheels").glob("posviz-*.whl"))  # posviz itself still travels along
