@@ -19,7 +19,8 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "benchmarks" / "out"
+OUT = ROOT / "benchmarks" / "out"  # scratch: built sites (not committed)
+RESULTS = ROOT / "benchmarks" / "results"  # the JSON each benchmark writes (committed)
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update",
@@ -95,8 +96,8 @@ def table(title: str, header: list[str], rows: list[list]) -> str:
 
 
 def write(name: str, results: dict) -> Path:
-    OUT.mkdir(parents=True, exist_ok=True)
-    path = OUT / f"{name}.json"
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"{name}.json"
     path.write_text(json.dumps({"machine": machine(), **results}, indent=1) + "\n")
     print(f"\nwrote {path.relative_to(ROOT)}")
     return path

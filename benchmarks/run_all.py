@@ -1,0 +1,33 @@
+"""Run every benchmark, then write benchmarks/RESULTS.md from their JSON.
+
+`./dev bench` runs this. Each benchmark also runs alone:
+`python benchmarks/<name>.py --help`.
+"""
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ORDER = ["export_size", "cold_load", "slider_latency", "server_load", "baseline"]
+
+
+def main() -> int:
+    failed = []
+    for name in ORDER:
+        print(f"\n=== {name} ===", flush=True)
+        started = time.monotonic()
+        if subprocess.call([sys.executable, str(HERE / f"{name}.py")], cwd=HERE) != 0:
+            failed.append(name)
+        print(f"({name}: {time.monotonic() - started:.0f} s)", flush=True)
+    from results_md import render
+
+    (HERE / "RESULTS.md").write_text(render(HERE / "results"))
+    print(f"\nwrote benchmarks/RESULTS.md{'; failed: ' + ', '.join(failed) if failed else ''}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
