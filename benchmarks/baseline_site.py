@@ -37,20 +37,18 @@ import panel
 
 from posviz.build import distribution, wheels
 from posviz.build.scan import scan
-from posviz.build.site import posviz_wheel
+from posviz.build.site import (BOKEH_DIR, EXEMPT, PANEL_CDN_ROOT, PYODIDE_DIR, WHEEL_DIR,
+                               copy_static, posviz_wheel)
 from posviz.compose.entries import write_entries
 from posviz.compose.routes import Route
 
 TOPIC = "topic-positional-encoding"
 STOCK_PYODIDE = "https://cdn.jsdelivr.net/pyodide/v0.29.3/full/pyodide.js"
+# Each CDN lands in the same folder as in posviz's export (PYODIDE_DIR,
+# BOKEH_DIR, PANEL_CDN_ROOT, WHEEL_DIR), so that the export's own copy_static
+# and scan exemptions serve the baseline unchanged.
 BOKEH_CDN = "https://cdn.bokeh.org/bokeh/release/"
 PANEL_CDN = "https://cdn.holoviz.org/panel/"
-PANEL_DIST = f"{panel.__version__}/dist/"
-# Where each CDN lands in the baseline's folder (a mirror of the CDN's layout).
-PYODIDE_DIR = "pyodide/"
-BOKEH_DIR = "bokeh/release/"
-PANEL_DIR = "panel/"
-WHEEL_DIR = "wheels/"
 # What stock micropip would take from the Pyodide lock for this page: numpy
 # and packaging, and pandas with its dependencies (bokeh requires pandas).
 LOCK_PACKAGES = ("numpy", "pandas", "packaging", "micropip")
@@ -61,17 +59,7 @@ INSTALL_FROM_LOCK = ("numpy", "pandas", "python-dateutil", "pytz", "six", "packa
 # PANEL_CDN_ROOT is a URL: panel's own switch for where its resources live.
 SHIM = ("import os, pyodide.ffi\\n"
         "if not hasattr(pyodide.ffi, 'jsnull'): pyodide.ffi.jsnull = None\\n"
-        f"os.environ['PANEL_CDN_ROOT'] = '{PANEL_DIR}'")
-# Third-party bundles: URLs the baseline never fetches, and why.
-EXEMPT = {
-    **{(f"{PYODIDE_DIR}{name}", "https://cdn.jsdelivr.net/pyodide/"):
-       "Pyodide's default indexURL, used only when pyodide.js is loaded from there"
-       for name in ("pyodide.js", "pyodide.mjs", "pyodide.asm.js")},
-    (f"{BOKEH_DIR}bokeh-{bokeh.__version__}.min.js", "https://cdn.jsdelivr.net/npm/mathjax@"):
-        "loaded only to typeset LaTeX, which the page never uses",
-    (f"{BOKEH_DIR}bokeh-{bokeh.__version__}.min.js", "https://cdn.jsdelivr.net/npm/@tabler/"):
-        "loaded only for Tabler icon models, which the page never creates",
-}
+        f"os.environ['PANEL_CDN_ROOT'] = '{PANEL_CDN_ROOT}'")
 
 
 class BaselineError(RuntimeError):
@@ -96,12 +84,14 @@ def convert(out: Path) -> None:
              "--out", str(out)],
             env={**env, "POSVIZ_EXPORT": "1"}, capture_output=True, text=True)
     if result.returncode or not (out / f"{TOPIC}.js").exists():
-        raise BaselineError(f"panel convert failed:\n{result.stdout[-2000:]}{result.stderr[-2000:]}")
+        raise BaselineError("panel convert failed:\n"
+                            f"{result.stdout[-2000:]}{result.stderr[-2000:]}")
 
 
 def raw_wheels(dest: Path) -> list[Path]:
     """PURE_PINS (pyodide-http included) as published, unslimmed, plus a source-only posviz."""
-    raw_dir = distribution.default_cache_root() / f"wheels-py{wheels.PYTHON_VERSION.replace('.', '')}" / "raw"
+    python = wheels.PYTHON_VERSION.replace(".", "")
+    raw_dir = distribution.default_cache_root() / f"wheels-py{python}" / "raw"
     dest.mkdir(parents=True, exist_ok=True)
     found = []
     for name, version in sorted(wheels.PURE_PINS.items()):
@@ -126,7 +116,8 @@ def rewrite_worker(js: str, wheel_names: list[str]) -> str:
     expected = {"bokeh", "panel", "pyodide-http", "posviz"}
     named = {re.sub(r"-\d.*", "", Path(r).name) for r in stock}
     if named != expected:
-        raise BaselineError(f"{where}: stock requirements are {stock}, expected {sorted(expected)}")
+        raise BaselineError(f"{where}: stock requirements are {stock}, "
+                            f"expected {sorted(expected)}")
     local = [f"{WHEEL_DIR}{name}" for name in wheel_names] + list(INSTALL_FROM_LOCK)
     return js.replace(install.group(0),
                       f"micropip.install({json.dumps(local)}, deps=False)")
@@ -134,7 +125,7 @@ def rewrite_worker(js: str, wheel_names: list[str]) -> str:
 
 def rewrite_page(html: str) -> str:
     html = replace_once(html, BOKEH_CDN, BOKEH_DIR, f"{TOPIC}.html")
-    return replace_once(html, PANEL_CDN, PANEL_DIR, f"{TOPIC}.html")
+    return replace_once(html, PANEL_CDN, PANEL_CDN_ROOT, f"{TOPIC}.html")
 
 
 def copy_pyodide(out: Path) -> None:
@@ -147,36 +138,24 @@ def copy_pyodide(out: Path) -> None:
             shutil.copy2(path, out / PYODIDE_DIR / path.name)
 
 
-def copy_static(out: Path, html: str) -> None:
-    """BokehJS, and every panel dist file the page (and its CSS) references, as on the CDN."""
+def copy_bokeh(out: Path, html: str) -> None:
+    """Every BokehJS bundle the stock page loads: posviz's copy_static leaves out bokeh-gl."""
     bokeh_js = Path(bokeh.__file__).parent / "server" / "static" / "js"
-    (out / BOKEH_DIR).mkdir(parents=True, exist_ok=True)
-    for bundle in re.findall(re.escape(BOKEH_DIR) + r"([\w.-]+\.js)", html):
-        source = bokeh_js / bundle.replace(f"-{bokeh.__version__}", "")
-        shutil.copy2(source, out / BOKEH_DIR / bundle)
-    dist = Path(panel.__file__).parent / "dist"
-    prefix = PANEL_DIR + PANEL_DIST
-    pending = sorted(set(re.findall(re.escape(prefix) + r"([^\"'\s\\)?#]+)", html)))
-    while pending:
-        relative = pending.pop()
-        source, target = dist / relative, out / prefix / relative
-        if target.exists():
-            continue
-        if not source.is_file():
-            raise BaselineError(f"the page references {prefix}{relative}, which panel does not ship")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source, target)
-        if source.suffix == ".css":
-            for ref in re.findall(r"url\(\s*[\"']?([^\"')?#]+)", source.read_text("utf-8")):
-                if not ref.startswith(("data:", "http:", "https:", "//")):
-                    pending.append((Path(relative).parent / ref).as_posix())
+    suffix = f"-{bokeh.__version__}.min.js"
+    for bundle in set(re.findall(re.escape(BOKEH_DIR) + r"([\w-]+)" + re.escape(suffix), html)):
+        target = out / BOKEH_DIR / f"{bundle}{suffix}"
+        if not target.exists():
+            shutil.copy2(bokeh_js / f"{bundle}.min.js", target)
 
 
 def build_baseline(out: Path) -> Path:
     """Build the baseline site into ``out`` (emptied first); return the topic page's path."""
-    if out.exists():
+    if out.exists() and any(out.iterdir()):
+        if not (out / f"{TOPIC}.js").exists():
+            raise BaselineError(f"{out} is not empty and holds no earlier baseline; "
+                                "choose an empty or new folder")
         shutil.rmtree(out)
-    out.mkdir(parents=True)
+    out.mkdir(parents=True, exist_ok=True)
     convert(out)
     page, worker = out / f"{TOPIC}.html", out / f"{TOPIC}.js"
     built = raw_wheels(out / WHEEL_DIR)
@@ -184,7 +163,8 @@ def build_baseline(out: Path) -> Path:
     html = rewrite_page(page.read_text("utf-8"))
     page.write_text(html, "utf-8")
     copy_pyodide(out)
-    copy_static(out, html)
+    copy_static(out)  # BokehJS, and the panel dist files the page and its CSS reference
+    copy_bokeh(out, html)
     findings = scan(out, EXEMPT)
     if findings:
         raise BaselineError("the baseline would still fetch from outside its folder:\n"
