@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from tests.ui.conftest import (fingerprint, press_on_slider, slider_title, wait_for_change,
+from tests.ui.conftest import (FINGERPRINT_JS, press_on_slider, slider_title, wait_for_change,
                                wait_for_plot)
 
 pytestmark = pytest.mark.browser
@@ -78,8 +78,9 @@ def test_deep_link_sets_a_slider_in_the_export(static_site, page, blocked):
     open_live(page, f"{static_site}/figure-710.html?pos=30")
     page.locator(".bk-slider-title", has_text="pos: 30").wait_for(timeout=15_000)
     assert slider_title(page, 0, 0) == "pos: 30"
-    marker = fingerprint(page, PLOTS[710]).split(" ; ")[-1]
-    assert marker.startswith("position:4:120.000000")
+    page.wait_for_function(  # the plot follows the slider: four marks at x = 30
+        f"() => ({FINGERPRINT_JS})({PLOTS[710]!r}).split(' ; ').at(-1)"
+        ".startsWith('position:4:120.000000')", timeout=15_000)
     assert blocked == []
 
 

@@ -222,6 +222,7 @@ def write_worker(out: Path, wheel_names: list[str], pyodide_url: str, cdn_root: 
         "pyodide": pyodide_url,
         "lock_packages": list(LOCK_PACKAGES),
         "wheels": [f"{WHEEL_DIR}{name}" for name in wheel_names],
+        "site_packages": bytecode.SITE_PACKAGES,
         "prelude": PRELUDE.format(cdn_root=cdn_root),
         "render": RENDER,
     }
