@@ -47,17 +47,12 @@ TICKS = os.sysconf("SC_CLK_TCK")
 
 @contextmanager
 def panel_serve(port: int, *panel_args: str):
-    """`posviz serve` with ``panel_args``; yields the pid of its `panel serve` child.
+    """`posviz serve` with ``panel_args``; yields the server's pid.
 
-    The child is ended here by its pid: `posviz serve` does not pass its own
-    SIGTERM on, so ending only the parent would leave `panel serve` running.
+    `posviz serve` becomes `panel serve` (exec), so this pid is the server.
     """
     with posviz_server(port, "--", *panel_args) as process:
-        child = int(Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()[0])
-        try:
-            yield child
-        finally:
-            end(child)
+        yield process.pid
 
 
 def end(pid: int, grace_s: float = 10) -> None:

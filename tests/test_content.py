@@ -6,6 +6,7 @@ import itertools
 import random
 import re
 import shutil
+import os
 import subprocess
 from pathlib import Path
 
@@ -387,6 +388,7 @@ def test_serve_refuses_broken_content_before_starting_anything(broken, capsys, m
 
     monkeypatch.setattr(subprocess, "call", started)
     monkeypatch.setattr(subprocess, "Popen", started)
+    monkeypatch.setattr(os, "execv", started)
 
     assert main(["serve", "--port", "0"]) == 1
     out, err = capsys.readouterr()

@@ -1,7 +1,7 @@
 """`posviz serve | check | build | pyodide`: the maintainers' commands."""
 
 import argparse
-import subprocess
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -48,7 +48,14 @@ def cmd_serve(args) -> int:
     command += args.panel_args
     print(f"posviz: serving {len(scripts)} dashboards at http://{args.address}:{args.port}/",
           flush=True)
-    return subprocess.call(command)
+    return run_panel(command)
+
+
+def run_panel(command: list[str]) -> int:
+    """Become `panel serve`, so that a signal to posviz reaches the server itself."""
+    sys.stdout.flush()
+    os.execv(command[0], command)
+    return 1  # not reached
 
 
 def cmd_build(args) -> int:
