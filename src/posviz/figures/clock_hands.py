@@ -1,6 +1,7 @@
 """Figure 710 — Clock hands at different speeds."""
 
 import math
+from functools import lru_cache
 
 import holoviews as hv
 import numpy as np
@@ -11,6 +12,19 @@ from posviz.maths import encoding
 
 POSITIONS = np.linspace(0, 100, 801)
 OFFSETS = np.arange(0, 101)
+
+
+@lru_cache(maxsize=16)
+def _hand_table(d_model: int) -> np.ndarray:
+    """sin(p·ω_i) over POSITIONS for the drawn hands: one column per hand."""
+    omegas = encoding.frequencies(d_model)[encoding.hand_indices(d_model)]
+    return np.sin(np.outer(POSITIONS, omegas))
+
+
+@lru_cache(maxsize=64)
+def _offset_curves(pos: int, d_model: int) -> tuple[np.ndarray, np.ndarray]:
+    return (encoding.dot_from_rows(pos, OFFSETS, d_model),
+            encoding.dot_closed_form(OFFSETS, d_model))
 
 
 class ClockHands(Figure):
@@ -36,33 +50,37 @@ class ClockHands(Figure):
         return (encoding.dot_from_rows(self.pos, ks, self.d_model),
                 encoding.dot_closed_form(ks, self.d_model))
 
+    def offset_curves(self) -> tuple[np.ndarray, np.ndarray]:
+        """Both dot-product curves over OFFSETS, computed once per (pos, d_model)."""
+        return _offset_curves(self.pos, self.d_model)
+
     def hands(self) -> list[tuple[int, float]]:
         """(i, ω_i) of the hands drawn on the left."""
         omegas = encoding.frequencies(self.d_model)
         return [(i, float(omegas[i])) for i in encoding.hand_indices(self.d_model)]
 
-    @param.depends("pos", "d_model")
-    def hands_plot(self):
-        hands = self.hands()
-        table = self.encoding(POSITIONS)
-        at_pos = self.encoding([self.pos])[0]
-        curves = [
-            hv.Curve((POSITIONS, table[:, 2 * i]), "position", "value",
+    @param.depends("d_model")
+    def hand_curves(self):
+        """The hands' sine curves: they change with d_model only, so a pos step resends none."""
+        table = _hand_table(self.d_model)
+        return hv.Overlay([
+            hv.Curve((POSITIONS, table[:, n]), "position", "value",
                      label=f"dim {2 * i}: one turn per {2 * math.pi / omega:.1f}")
             .opts(color=PALETTE[n], line_width=2)
-            for n, (i, omega) in enumerate(hands)
-        ]
-        marks = hv.Scatter([(self.pos, at_pos[2 * i]) for i, _ in hands], "position", "value")
-        return hv.Overlay([*curves, hv.VLine(self.pos).opts(color=INK, line_dash="dotted"),
-                           marks.opts(color=INK, size=7)]).opts(
-            width=460, height=320, ylim=(-1.15, 2.0), legend_position="top_left",
-            legend_cols=2, legend_opts={"background_fill_alpha": 0.85}, title=f"sin(pos·ωᵢ) at pos = {self.pos}", show_grid=True,
-            hooks=[name_plot(f"posviz-{self.figure_id}-hands")],
-        )
+            for n, (i, omega) in enumerate(self.hands())
+        ])
+
+    @param.depends("pos", "d_model")
+    def pos_marks(self):
+        at_pos = self.encoding([self.pos])[0]
+        marks = hv.Scatter([(self.pos, at_pos[2 * i]) for i, _ in self.hands()],
+                           "position", "value")
+        return hv.VLine(self.pos).opts(color=INK, line_dash="dotted") * marks.opts(
+            color=INK, size=7)
 
     @param.depends("pos", "d_model")
     def dot_plot(self):
-        rows, closed = self.dot_products(OFFSETS)
+        rows, closed = self.offset_curves()
         return hv.Overlay([
             hv.Curve((OFFSETS, rows), "offset k", "PE(pos)·PE(pos+k)", label="from rows")
             .opts(color=PALETTE[0], line_width=3),
@@ -75,10 +93,16 @@ class ClockHands(Figure):
         )
 
     def plots(self):
-        return [hv.DynamicMap(self.hands_plot), hv.DynamicMap(self.dot_plot)]
+        hands = (hv.DynamicMap(self.hand_curves) * hv.DynamicMap(self.pos_marks)).opts(
+            width=460, height=320, ylim=(-1.15, 2.0), legend_position="top_left",
+            legend_cols=2, legend_opts={"background_fill_alpha": 0.85},
+            title="sin(pos·ωᵢ) of four hands; the dotted line is pos", show_grid=True,
+            hooks=[name_plot(f"posviz-{self.figure_id}-hands")],
+        )
+        return [hands, hv.DynamicMap(self.dot_plot)]
 
     def readout(self) -> str:
-        rows, closed = self.dot_products(OFFSETS)
+        rows, closed = self.offset_curves()
         gap = float(np.max(np.abs(rows - closed)))
         return (
             f"pos = **{self.pos}** · d_model = **{self.d_model}** "
