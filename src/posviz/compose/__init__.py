@@ -174,9 +174,16 @@ def view(name: str):
     return builders[route.kind](route.key), route
 
 
+# Under a server Panel waits 50 ms after a widget change before handling it, to
+# batch a drag; that alone is a slider's whole frame budget. 10 ms still
+# batches the events of one drag step (benchmarks/slider_latency.py measures it).
+SERVER_DEBOUNCE_MS = 10
+
+
 def servable(name: str):
     """Entry scripts call this: build the view, or a readable failure, and serve it."""
     pn.extension(design="native", notifications=False)
+    pn.reactive.Syncable._debounce = SERVER_DEBOUNCE_MS
     try:
         dashboard, route = view(name)
         title = f"{route.title} · posviz"
