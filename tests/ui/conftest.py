@@ -138,7 +138,7 @@ def served():
     port = free_port()
     process = subprocess.Popen([sys.executable, "-m", "posviz.cli", "serve", "--port", str(port),
                                 "--address", "127.0.0.1"],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_for_http(f"http://127.0.0.1:{port}/", 60, process)
         yield f"http://127.0.0.1:{port}"
