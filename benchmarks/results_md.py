@@ -117,6 +117,9 @@ def render(folder: Path) -> str:
         if notes:
             lines += ["", "Baseline notes: " + (" ".join(notes) if isinstance(notes, list)
                                                 else str(notes))]
+    notes = folder.parent / "notes.md"
+    if notes.exists():
+        lines += ["", notes.read_text().rstrip()]
     return "\n".join(lines) + "\n"
 
 
