@@ -60,7 +60,8 @@ class DeepLinks:
         """(figure, parameter name) for a query key, or ValueError."""
         if "." in key:
             prefix, name = key.split(".", 1)
-            figure = self.figures.get(int(prefix)) if prefix.isdigit() else None
+            known = prefix.isascii() and prefix.isdigit()
+            figure = self.figures.get(int(prefix)) if known else None
             if figure is None:
                 raise ValueError(f"there is no figure {prefix} on this page")
             if name not in figure.sliders():
