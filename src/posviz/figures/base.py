@@ -19,6 +19,15 @@ hv.extension("bokeh", logo=False)
 hv.core.data.Dataset.datatype = ["dictionary", "grid", "array"]
 hv.Image.datatype = ["grid", "image", "dictionary"]
 
+# Explanatory figures are moved with sliders, not panned or zoomed: no toolbar,
+# and no default tools (fewer Bokeh models to build and ship on every page).
+# A figure that wants hover asks for it with tools=["hover"].
+hv.opts.defaults(
+    *[getattr(hv.opts, element)(default_tools=[], toolbar=None)
+      for element in ("Curve", "Scatter", "Bars", "Image", "Labels")],
+    hv.opts.Overlay(toolbar=None),
+)
+
 PALETTE = ("#1f5fa8", "#e07b1a", "#2a9d5c", "#b8336a", "#6b4fa0", "#7a7a7a")
 INK = "#1d2433"
 
