@@ -128,3 +128,17 @@ def test_cdn_variant_loads_the_runtime_from_public_cdns(tmp_path):
     page = (out / "figure-710.html").read_text()
     assert "https://cdn.bokeh.org/bokeh/release/bokeh-3.9.2.min.js" in page
     assert list((out / "wheels").glob("posviz-*.whl"))  # posviz itself still travels along
+
+
+def test_without_node_the_wheels_keep_their_source_and_the_build_says_so(tmp_path, monkeypatch,
+                                                                          capsys):
+    from posviz.build import bytecode, site
+
+    wheel = tmp_path / "demo-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr("demo/__init__.py", "ANSWER = 42\n")
+    before = wheel.read_bytes()
+    monkeypatch.setattr(bytecode.shutil, "which", lambda name: None)
+    site.precompile([wheel])
+    assert wheel.read_bytes() == before
+    assert "node not found" in capsys.readouterr().out
