@@ -65,7 +65,7 @@ class QueryReach(Figure):
                          kdims=["column", "row"], vdims="reached")
         name = "one layer" if layers == 1 else f"{layers} layers"
         return image.opts(
-            cmap=COLOURS, clim=(0, 2), width=330, height=330, invert_yaxis=True,
+            cmap=COLOURS, clim=(0, 2), frame_width=300, frame_height=300, invert_yaxis=True,
             title=f"{name}: {int(mask.sum())} of {self.side ** 2} pixels", colorbar=False,
             tools=["hover"], framewise=True, xaxis=None, yaxis=None,
             hooks=[name_plot(f"posviz-{self.figure_id}-layers{layers}")],
