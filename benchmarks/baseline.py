@@ -32,8 +32,11 @@ Ratio = posviz / baseline: below 1 means posviz is faster or smaller."""
 
 def site_size(folder) -> dict:
     files = [p for p in sorted(folder.rglob("*")) if p.is_file()]
-    return {"files": len(files), "bytes": sum(p.stat().st_size for p in files),
-            "gzip_bytes": sum(len(gzip.compress(p.read_bytes(), 6)) for p in files)}
+    return {
+        "files": len(files),
+        "bytes": sum(p.stat().st_size for p in files),
+        "gzip_bytes": sum(len(gzip.compress(p.read_bytes(), 6)) for p in files),
+    }
 
 
 def interleaved(bases: dict[str, str], runs: int) -> dict:
@@ -51,7 +54,8 @@ def interleaved(bases: dict[str, str], runs: int) -> dict:
     results = {}
     for name, found in rounds.items():
         results[name] = {
-            "path": f"{TOPIC}.html", "runs": runs,
+            "path": f"{TOPIC}.html",
+            "runs": runs,
             "blocked_requests": sum(r["blocked_requests"] for r in found),
             **{key: summary([r[key]["median"] for r in found]) for key in TIMINGS},
             "cold_runs": [run for r in found for run in r["cold_runs"]],
@@ -66,19 +70,37 @@ def ratio(mine, theirs) -> str:
 
 def report(results: dict) -> None:
     mine, theirs = results["posviz"], results["baseline"]
-    rows = [[label, mine[key]["median"], theirs[key]["median"],
-             ratio(mine[key]["median"], theirs[key]["median"])]
-            for label, key in (("first paint ms (cold)", "cold_first_paint_ms"),
-                               ("live ms (cold)", "cold_live_ms"),
-                               ("first answer ms (cold)", "cold_first_answer_ms"),
-                               ("live ms (warm)", "warm_live_ms"))]
+    rows = [
+        [
+            label,
+            mine[key]["median"],
+            theirs[key]["median"],
+            ratio(mine[key]["median"], theirs[key]["median"]),
+        ]
+        for label, key in (
+            ("first paint ms (cold)", "cold_first_paint_ms"),
+            ("live ms (cold)", "cold_live_ms"),
+            ("first answer ms (cold)", "cold_first_answer_ms"),
+            ("live ms (warm)", "warm_live_ms"),
+        )
+    ]
     for label, key in (("size MB", "bytes"), ("gzip size MB", "gzip_bytes")):
-        rows.append([label, round(mine["size"][key] / 1e6, 1), round(theirs["size"][key] / 1e6, 1),
-                     ratio(mine["size"][key], theirs["size"][key])])
+        rows.append(
+            [
+                label,
+                round(mine["size"][key] / 1e6, 1),
+                round(theirs["size"][key] / 1e6, 1),
+                ratio(mine["size"][key], theirs["size"][key]),
+            ]
+        )
     rows.append(["blocked requests", mine["blocked_requests"], theirs["blocked_requests"], "-"])
-    print(table(f"Topic page, posviz export against the stock baseline "
-                f"(median of {mine['runs']} runs)", ["metric", "posviz", "baseline",
-                                                    "ratio (posviz/baseline)"], rows))
+    print(
+        table(
+            f"Topic page, posviz export against the stock baseline (median of {mine['runs']} runs)",
+            ["metric", "posviz", "baseline", "ratio (posviz/baseline)"],
+            rows,
+        )
+    )
     print(NOTES)
 
 

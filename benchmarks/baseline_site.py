@@ -36,9 +36,16 @@ import bokeh
 import panel
 
 from posviz.build import distribution, wheels
+from posviz.build.export import (
+    BOKEH_DIR,
+    EXEMPT,
+    PANEL_CDN_ROOT,
+    PYODIDE_DIR,
+    WHEEL_DIR,
+    copy_static,
+    posviz_wheel,
+)
 from posviz.build.scan import scan
-from posviz.build.site import (BOKEH_DIR, EXEMPT, PANEL_CDN_ROOT, PYODIDE_DIR, WHEEL_DIR,
-                               copy_static, posviz_wheel)
 from posviz.compose.entries import write_entries
 from posviz.compose.routes import Route
 
@@ -57,9 +64,11 @@ INSTALL_FROM_LOCK = ("numpy", "pandas", "python-dateutil", "pytz", "six", "packa
 # Run right after loadPyodide. The shim is the one change that is not a URL
 # (panel 1.9 expects pyodide.ffi.jsnull; Pyodide 0.27 maps JS null to None);
 # PANEL_CDN_ROOT is a URL: panel's own switch for where its resources live.
-SHIM = ("import os, pyodide.ffi\\n"
-        "if not hasattr(pyodide.ffi, 'jsnull'): pyodide.ffi.jsnull = None\\n"
-        f"os.environ['PANEL_CDN_ROOT'] = '{PANEL_CDN_ROOT}'")
+SHIM = (
+    "import os, pyodide.ffi\\n"
+    "if not hasattr(pyodide.ffi, 'jsnull'): pyodide.ffi.jsnull = None\\n"
+    f"os.environ['PANEL_CDN_ROOT'] = '{PANEL_CDN_ROOT}'"
+)
 
 
 class BaselineError(RuntimeError):
@@ -69,8 +78,10 @@ class BaselineError(RuntimeError):
 def replace_once(text: str, old: str, new: str, where: str) -> str:
     """``text`` with ``old`` replaced; stock output changed shape if it is missing."""
     if old not in text:
-        raise BaselineError(f"{where}: expected {old!r} in stock panel output; panel "
-                            f"{panel.__version__} changed what it writes, adapt baseline_site.py")
+        raise BaselineError(
+            f"{where}: expected {old!r} in stock panel output; panel "
+            f"{panel.__version__} changed what it writes, adapt baseline_site.py"
+        )
     return text.replace(old, new)
 
 
@@ -80,12 +91,25 @@ def convert(out: Path) -> None:
     with tempfile.TemporaryDirectory(prefix="posviz-baseline-") as folder:
         (entry,) = write_entries([Route(TOPIC, "topic", None, TOPIC)], Path(folder))
         result = subprocess.run(
-            [sys.executable, "-m", "panel", "convert", str(entry), "--to", "pyodide-worker",
-             "--out", str(out)],
-            env={**env, "POSVIZ_EXPORT": "1"}, capture_output=True, text=True)
+            [
+                sys.executable,
+                "-m",
+                "panel",
+                "convert",
+                str(entry),
+                "--to",
+                "pyodide-worker",
+                "--out",
+                str(out),
+            ],
+            env={**env, "POSVIZ_EXPORT": "1"},
+            capture_output=True,
+            text=True,
+        )
     if result.returncode or not (out / f"{TOPIC}.js").exists():
-        raise BaselineError("panel convert failed:\n"
-                            f"{result.stdout[-2000:]}{result.stderr[-2000:]}")
+        raise BaselineError(
+            f"panel convert failed:\n{result.stdout[-2000:]}{result.stderr[-2000:]}"
+        )
 
 
 def raw_wheels(dest: Path) -> list[Path]:
@@ -96,19 +120,24 @@ def raw_wheels(dest: Path) -> list[Path]:
     found = []
     for name, version in sorted(wheels.PURE_PINS.items()):
         name = wheels._canonical(name)
-        raw = wheels._cached(raw_dir, name, version) or wheels._fetch_raw_wheel(name, version,
-                                                                                raw_dir)
+        raw = wheels._cached(raw_dir, name, version) or wheels._fetch_raw_wheel(
+            name, version, raw_dir
+        )
         found.append(Path(shutil.copy2(raw, dest / raw.name)))
     return [*found, posviz_wheel(dest)]  # not precompiled: stock ships source
 
 
 def rewrite_worker(js: str, wheel_names: list[str]) -> str:
     where = f"{TOPIC}.js"
-    js = replace_once(js, f'importScripts("{STOCK_PYODIDE}")',
-                      f'importScripts("{PYODIDE_DIR}pyodide.js")', where)
-    js = replace_once(js, "self.pyodide = await loadPyodide();",
-                      f'self.pyodide = await loadPyodide();\n  self.pyodide.runPython("{SHIM}");',
-                      where)
+    js = replace_once(
+        js, f'importScripts("{STOCK_PYODIDE}")', f'importScripts("{PYODIDE_DIR}pyodide.js")', where
+    )
+    js = replace_once(
+        js,
+        "self.pyodide = await loadPyodide();",
+        f'self.pyodide = await loadPyodide();\n  self.pyodide.runPython("{SHIM}");',
+        where,
+    )
     install = re.search(r"micropip\.install\(\[[^\]]*\]\)", js)
     if not install:
         raise BaselineError(f"{where}: expected `micropip.install([...])` in stock output")
@@ -116,11 +145,9 @@ def rewrite_worker(js: str, wheel_names: list[str]) -> str:
     expected = {"bokeh", "panel", "pyodide-http", "posviz"}
     named = {re.sub(r"-\d.*", "", Path(r).name) for r in stock}
     if named != expected:
-        raise BaselineError(f"{where}: stock requirements are {stock}, "
-                            f"expected {sorted(expected)}")
+        raise BaselineError(f"{where}: stock requirements are {stock}, expected {sorted(expected)}")
     local = [f"{WHEEL_DIR}{name}" for name in wheel_names] + list(INSTALL_FROM_LOCK)
-    return js.replace(install.group(0),
-                      f"micropip.install({json.dumps(local)}, deps=False)")
+    return js.replace(install.group(0), f"micropip.install({json.dumps(local)}, deps=False)")
 
 
 def rewrite_page(html: str) -> str:
@@ -152,8 +179,9 @@ def build_baseline(out: Path) -> Path:
     """Build the baseline site into ``out`` (emptied first); return the topic page's path."""
     if out.exists() and any(out.iterdir()):
         if not (out / f"{TOPIC}.js").exists():
-            raise BaselineError(f"{out} is not empty and holds no earlier baseline; "
-                                "choose an empty or new folder")
+            raise BaselineError(
+                f"{out} is not empty and holds no earlier baseline; choose an empty or new folder"
+            )
         shutil.rmtree(out)
     out.mkdir(parents=True, exist_ok=True)
     convert(out)
@@ -167,8 +195,10 @@ def build_baseline(out: Path) -> Path:
     copy_bokeh(out, html)
     findings = scan(out, EXEMPT)
     if findings:
-        raise BaselineError("the baseline would still fetch from outside its folder:\n"
-                            + "\n".join(f"  {f}" for f in findings))
+        raise BaselineError(
+            "the baseline would still fetch from outside its folder:\n"
+            + "\n".join(f"  {f}" for f in findings)
+        )
     return page
 
 

@@ -8,26 +8,44 @@ and the same after a reload with the HTTP cache kept. Median of --runs.
 
 import argparse
 
-from common import (built_site, chromium, press_and_wait, sealed_context, static_server,
-                    summary, table, write)
+from common import (
+    built_site,
+    chromium,
+    press_and_wait,
+    sealed_context,
+    static_server,
+    summary,
+    table,
+    write,
+)
 
-PAGES = {"topic": ("topic-positional-encoding.html", "posviz-710-hands", 1),
-         "figure 710": ("figure-710.html", "posviz-710-hands", 0)}
+PAGES = {
+    "topic": ("topic-positional-encoding.html", "posviz-710-hands", 1),
+    "figure 710": ("figure-710.html", "posviz-710-hands", 0),
+}
 LIVE_TIMEOUT = 120_000
 
 
 def load(page, url: str, plot: str, figure_index: int) -> dict:
     page.goto(url)
-    page.wait_for_function("() => (window.posvizBench && window.posvizBench.live !== null)"
-                           " || document.body.dataset.posviz === 'error'", timeout=LIVE_TIMEOUT)
+    page.wait_for_function(
+        "() => (window.posvizBench && window.posvizBench.live !== null)"
+        " || document.body.dataset.posviz === 'error'",
+        timeout=LIVE_TIMEOUT,
+    )
     if page.evaluate("document.body.dataset.posviz") == "error":
-        raise RuntimeError(f"{url} failed to go live: "
-                           + page.locator(".posviz-status").inner_text())
+        raise RuntimeError(
+            f"{url} failed to go live: " + page.locator(".posviz-status").inner_text()
+        )
     timings = page.evaluate("window.posvizBench")
     answer = press_and_wait(page, figure_index, 0, plot, "ArrowRight")
     worker = page.evaluate("window.posvizTimings || null")
-    return {"first_paint_ms": round(timings["firstPaint"]), "live_ms": round(timings["live"]),
-            "first_answer_ms": round(timings["live"] + answer), "worker": worker}
+    return {
+        "first_paint_ms": round(timings["firstPaint"]),
+        "live_ms": round(timings["live"]),
+        "first_answer_ms": round(timings["live"] + answer),
+        "worker": worker,
+    }
 
 
 def measure(base: str, pages: dict, runs: int) -> dict:
@@ -42,22 +60,50 @@ def measure(base: str, pages: dict, runs: int) -> dict:
                 warm.append(load(page, f"{base}/{path}", plot, figure_index))  # cache kept
                 context.close()
             results[label] = {
-                "path": path, "runs": runs, "blocked_requests": len(blocked),
-                **{f"cold_{key}": summary([run[key] for run in cold])
-                   for key in ("first_paint_ms", "live_ms", "first_answer_ms")},
-                **{f"warm_{key}": summary([run[key] for run in warm])
-                   for key in ("first_paint_ms", "live_ms", "first_answer_ms")},
+                "path": path,
+                "runs": runs,
+                "blocked_requests": len(blocked),
+                **{
+                    f"cold_{key}": summary([run[key] for run in cold])
+                    for key in ("first_paint_ms", "live_ms", "first_answer_ms")
+                },
+                **{
+                    f"warm_{key}": summary([run[key] for run in warm])
+                    for key in ("first_paint_ms", "live_ms", "first_answer_ms")
+                },
                 "cold_runs": cold,
             }
     return results
 
 
 def report(results: dict, title: str) -> None:
-    rows = [[label, r["runs"], r["cold_first_paint_ms"]["median"], r["cold_live_ms"]["median"],
-             r["cold_first_answer_ms"]["median"], r["warm_live_ms"]["median"],
-             r["blocked_requests"]] for label, r in results.items()]
-    print(table(title, ["page", "runs", "first paint ms", "live ms (cold)", "first answer ms",
-                        "live ms (warm)", "blocked"], rows))
+    rows = [
+        [
+            label,
+            r["runs"],
+            r["cold_first_paint_ms"]["median"],
+            r["cold_live_ms"]["median"],
+            r["cold_first_answer_ms"]["median"],
+            r["warm_live_ms"]["median"],
+            r["blocked_requests"],
+        ]
+        for label, r in results.items()
+    ]
+    print(
+        table(
+            title,
+            [
+                "page",
+                "runs",
+                "first paint ms",
+                "live ms (cold)",
+                "first answer ms",
+                "live ms (warm)",
+                "blocked",
+            ],
+            rows,
+        )
+    )
     for label, r in results.items():
         worker = [run["worker"] for run in r["cold_runs"] if run["worker"]]
         if worker:

@@ -22,9 +22,15 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "out"  # scratch: built sites (not committed)
 RESULTS = ROOT / "benchmarks" / "results"  # the JSON each benchmark writes (committed)
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
 # Installed before any page script: records when the first Bokeh view has
@@ -72,27 +78,38 @@ PAGE_TIMERS = """
 def machine() -> dict:
     cores = subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip()
     memory = Path("/proc/meminfo").read_text().split("\n")[0].split()[1]
-    version = subprocess.run([CHROMIUM, "--version"], capture_output=True,
-                             text=True).stdout.strip() if Path(CHROMIUM).exists() else None
-    return {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "cores": int(cores), "memory_gib": round(int(memory) / 2**20, 1),
-            "python": platform.python_version(), "chromium": version}
+    version = (
+        subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True).stdout.strip()
+        if Path(CHROMIUM).exists()
+        else None
+    )
+    return {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "cores": int(cores),
+        "memory_gib": round(int(memory) / 2**20, 1),
+        "python": platform.python_version(),
+        "chromium": version,
+    }
 
 
 def summary(values: list[float]) -> dict:
     ordered = sorted(values)
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))] if ordered else None
-    return {"n": len(values), "median": round(statistics.median(values), 1) if values else None,
-            "p95": round(p95, 1) if p95 is not None else None,
-            "min": round(ordered[0], 1) if ordered else None,
-            "max": round(ordered[-1], 1) if ordered else None}
+    return {
+        "n": len(values),
+        "median": round(statistics.median(values), 1) if values else None,
+        "p95": round(p95, 1) if p95 is not None else None,
+        "min": round(ordered[0], 1) if ordered else None,
+        "max": round(ordered[-1], 1) if ordered else None,
+    }
 
 
 def table(title: str, header: list[str], rows: list[list]) -> str:
     widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows)]
     line = lambda cells: "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"
-    return "\n".join([f"\n{title}", line(header), line(["-" * w for w in widths]),
-                      *map(line, rows)])
+    return "\n".join(
+        [f"\n{title}", line(header), line(["-" * w for w in widths]), *map(line, rows)]
+    )
 
 
 def write(name: str, results: dict) -> Path:
@@ -151,16 +168,19 @@ def sealed_context(browser, blocked: list):
     return context
 
 
-def press_and_wait(page, figure_index: int, slider_index: int, plot: str, key: str,
-                   timeout_ms: float = 10_000) -> float:
+def press_and_wait(
+    page, figure_index: int, slider_index: int, plot: str, key: str, timeout_ms: float = 10_000
+) -> float:
     """Press ``key`` on a slider; the ms from keydown to the plot's new data drawn."""
     page.evaluate(f"window.posvizBench.watch({plot!r})")
     count = page.evaluate("window.posvizBench.latencies.length")
-    handle = page.locator(".posviz-figure").nth(figure_index).locator(".noUi-handle").nth(
-        slider_index)
+    handle = (
+        page.locator(".posviz-figure").nth(figure_index).locator(".noUi-handle").nth(slider_index)
+    )
     handle.press(key)
-    page.wait_for_function(f"() => window.posvizBench.latencies.length > {count}",
-                           timeout=timeout_ms)
+    page.wait_for_function(
+        f"() => window.posvizBench.latencies.length > {count}", timeout=timeout_ms
+    )
     return page.evaluate("window.posvizBench.latencies.at(-1)")
 
 
@@ -169,9 +189,21 @@ def posviz_server(port: int, *extra: str):
     """`posviz serve` on 127.0.0.1:``port`` while the block runs; yields the process."""
     import urllib.request
 
-    process = subprocess.Popen([sys.executable, "-m", "posviz.cli", "serve", "--port", str(port),
-                                "--address", "127.0.0.1", *extra],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "posviz.cli",
+            "serve",
+            "--port",
+            str(port),
+            "--address",
+            "127.0.0.1",
+            *extra,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -193,7 +225,7 @@ def posviz_server(port: int, *extra: str):
 
 def built_site(out: Path | None = None) -> Path:
     """Build the export (cached wheels make this a few seconds) and return its folder."""
-    from posviz.build.site import build
+    from posviz.build.export import build
 
     out = out or OUT / "site"
     if build(out) != 0:

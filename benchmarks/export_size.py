@@ -12,8 +12,15 @@ from pathlib import Path
 
 from common import built_site, table, write
 
-PARTS = ("Pyodide runtime", "Pyodide-lock wheels", "pure wheels", "posviz wheel", "JS/CSS",
-         "HTML pages", "other")
+PARTS = (
+    "Pyodide runtime",
+    "Pyodide-lock wheels",
+    "pure wheels",
+    "posviz wheel",
+    "JS/CSS",
+    "HTML pages",
+    "other",
+)
 
 
 def part_of(relative: Path) -> str:
@@ -35,15 +42,19 @@ def measure(site: Path) -> dict:
     for path in sorted(p for p in site.rglob("*") if p.is_file()):
         data = path.read_bytes()
         name = path.relative_to(site).as_posix()
-        files[name] = {"part": part_of(path.relative_to(site)), "bytes": len(data),
-                       "gzip_bytes": len(gzip.compress(data, 6))}
+        files[name] = {
+            "part": part_of(path.relative_to(site)),
+            "bytes": len(data),
+            "gzip_bytes": len(gzip.compress(data, 6)),
+        }
         part = parts[files[name]["part"]]
         part["files"] += 1
         part["bytes"] += files[name]["bytes"]
         part["gzip_bytes"] += files[name]["gzip_bytes"]
     parts = {name: part for name, part in parts.items() if part["files"]}
-    total = {key: sum(part[key] for part in parts.values())
-             for key in ("files", "bytes", "gzip_bytes")}
+    total = {
+        key: sum(part[key] for part in parts.values()) for key in ("files", "bytes", "gzip_bytes")
+    }
     return {"parts": parts, "total": total, "files": files}
 
 
@@ -53,18 +64,39 @@ def mb(n: int) -> str:
 
 def report(results: dict) -> None:
     total = results["total"]
-    rows = [[name, part["files"], mb(part["bytes"]), mb(part["gzip_bytes"]),
-             f"{100 * part['gzip_bytes'] / part['bytes']:.0f}",
-             f"{100 * part['gzip_bytes'] / total['gzip_bytes']:.0f}"]
-            for name, part in results["parts"].items()]
-    rows.append(["total", total["files"], mb(total["bytes"]), mb(total["gzip_bytes"]),
-                 f"{100 * total['gzip_bytes'] / total['bytes']:.0f}", "100"])
-    print(table("Size of the offline export (MB = 10^6 bytes)",
-                ["part", "files", "on disk MB", "gzip MB", "gzip/disk %", "share of gzip %"],
-                rows))
+    rows = [
+        [
+            name,
+            part["files"],
+            mb(part["bytes"]),
+            mb(part["gzip_bytes"]),
+            f"{100 * part['gzip_bytes'] / part['bytes']:.0f}",
+            f"{100 * part['gzip_bytes'] / total['gzip_bytes']:.0f}",
+        ]
+        for name, part in results["parts"].items()
+    ]
+    rows.append(
+        [
+            "total",
+            total["files"],
+            mb(total["bytes"]),
+            mb(total["gzip_bytes"]),
+            f"{100 * total['gzip_bytes'] / total['bytes']:.0f}",
+            "100",
+        ]
+    )
+    print(
+        table(
+            "Size of the offline export (MB = 10^6 bytes)",
+            ["part", "files", "on disk MB", "gzip MB", "gzip/disk %", "share of gzip %"],
+            rows,
+        )
+    )
     largest = sorted(results["files"].items(), key=lambda item: -item[1]["gzip_bytes"])[:6]
-    print("  largest files (gzip MB): " + ", ".join(
-        f"{name} {mb(size['gzip_bytes'])}" for name, size in largest))
+    print(
+        "  largest files (gzip MB): "
+        + ", ".join(f"{name} {mb(size['gzip_bytes'])}" for name, size in largest)
+    )
 
 
 def main():

@@ -5,31 +5,70 @@ from pathlib import Path
 
 TARGETS = [
     # (what, target text, how to read the measured value, test)
-    ("topic page, first figure painted (ms)", "≤ 1000",
-     lambda r: r["cold_load"]["pages"]["topic"]["cold_first_paint_ms"]["median"],
-     lambda v: v <= 1000),
-    ("topic page, all figures live, cold (ms)", "≤ 6000",
-     lambda r: r["cold_load"]["pages"]["topic"]["cold_live_ms"]["median"], lambda v: v <= 6000),
-    ("topic live, posviz ÷ stock baseline (same run)", "≤ 0.6",
-     lambda r: round(r["baseline"]["pages"]["posviz"]["cold_live_ms"]["median"]
-                     / r["baseline"]["pages"]["baseline"]["cold_live_ms"]["median"], 2),
-     lambda v: v <= 0.6),
-    ("topic page, live after a warm reload (ms)", "≤ 4000",
-     lambda r: r["cold_load"]["pages"]["topic"]["warm_live_ms"]["median"], lambda v: v <= 4000),
-    ("slider → plot in the export, worst figure median (ms)", "≤ 50",
-     lambda r: max(f["median"] for f in r["slider_latency"]["modes"]["export"].values()),
-     lambda v: v <= 50),
-    ("slider → plot in the export, worst figure p95 (ms)", "≤ 100",
-     lambda r: max(f["p95"] for f in r["slider_latency"]["modes"]["export"].values()),
-     lambda v: v <= 100),
-    ("posviz serve, 20 sessions, update p95 (ms)", "≤ 100",
-     lambda r: r["server_load"]["load"]["latency_ms"]["p95"], lambda v: v <= 100),
-    ("posviz serve, memory per session (MB, peak)", "≤ 25",
-     lambda r: r["server_load"]["mb_per_session_peak"], lambda v: v <= 25),
-    ("posviz serve, growth returned after close (%)", "≥ 90",
-     lambda r: r["server_load"]["returned_vs_warm_pct"], lambda v: v >= 90),
-    ("export size on disk (MB)", "≤ 30",
-     lambda r: round(r["export_size"]["total"]["bytes"] / 1e6, 1), lambda v: v <= 30),
+    (
+        "topic page, first figure painted (ms)",
+        "≤ 1000",
+        lambda r: r["cold_load"]["pages"]["topic"]["cold_first_paint_ms"]["median"],
+        lambda v: v <= 1000,
+    ),
+    (
+        "topic page, all figures live, cold (ms)",
+        "≤ 6000",
+        lambda r: r["cold_load"]["pages"]["topic"]["cold_live_ms"]["median"],
+        lambda v: v <= 6000,
+    ),
+    (
+        "topic live, posviz ÷ stock baseline (same run)",
+        "≤ 0.6",
+        lambda r: round(
+            r["baseline"]["pages"]["posviz"]["cold_live_ms"]["median"]
+            / r["baseline"]["pages"]["baseline"]["cold_live_ms"]["median"],
+            2,
+        ),
+        lambda v: v <= 0.6,
+    ),
+    (
+        "topic page, live after a warm reload (ms)",
+        "≤ 4000",
+        lambda r: r["cold_load"]["pages"]["topic"]["warm_live_ms"]["median"],
+        lambda v: v <= 4000,
+    ),
+    (
+        "slider → plot in the export, worst figure median (ms)",
+        "≤ 50",
+        lambda r: max(f["median"] for f in r["slider_latency"]["modes"]["export"].values()),
+        lambda v: v <= 50,
+    ),
+    (
+        "slider → plot in the export, worst figure p95 (ms)",
+        "≤ 100",
+        lambda r: max(f["p95"] for f in r["slider_latency"]["modes"]["export"].values()),
+        lambda v: v <= 100,
+    ),
+    (
+        "posviz serve, 20 sessions, update p95 (ms)",
+        "≤ 100",
+        lambda r: r["server_load"]["load"]["latency_ms"]["p95"],
+        lambda v: v <= 100,
+    ),
+    (
+        "posviz serve, memory per session (MB, peak)",
+        "≤ 25",
+        lambda r: r["server_load"]["mb_per_session_peak"],
+        lambda v: v <= 25,
+    ),
+    (
+        "posviz serve, growth returned after close (%)",
+        "≥ 90",
+        lambda r: r["server_load"]["returned_vs_warm_pct"],
+        lambda v: v >= 90,
+    ),
+    (
+        "export size on disk (MB)",
+        "≤ 30",
+        lambda r: round(r["export_size"]["total"]["bytes"] / 1e6, 1),
+        lambda v: v <= 30,
+    ),
 ]
 
 
@@ -45,11 +84,16 @@ def rows_table(header, rows) -> list[str]:
 def render(folder: Path) -> str:
     results = load(folder)
     machine = next(iter(results.values()))["machine"]
-    lines = ["# Benchmark results", "",
-             f"Measured {machine['date']} on {machine['cores']} cores, "
-             f"{machine['memory_gib']} GiB, Python {machine['python']}, {machine['chromium']}. "
-             "Regenerate with `./dev bench` (JSON in `benchmarks/results/`).", "",
-             "## Targets", ""]
+    lines = [
+        "# Benchmark results",
+        "",
+        f"Measured {machine['date']} on {machine['cores']} cores, "
+        f"{machine['memory_gib']} GiB, Python {machine['python']}, {machine['chromium']}. "
+        "Regenerate with `./dev bench` (JSON in `benchmarks/results/`).",
+        "",
+        "## Targets",
+        "",
+    ]
     target_rows = []
     for what, target, read, met in TARGETS:
         try:
@@ -62,61 +106,113 @@ def render(folder: Path) -> str:
         lines += ["", "## Cold load of the export (median of runs)", ""]
         rows = []
         for label, page in results["cold_load"]["pages"].items():
-            rows.append([label, page["runs"], page["cold_first_paint_ms"]["median"],
-                         page["cold_live_ms"]["median"], page["cold_first_answer_ms"]["median"],
-                         page["warm_live_ms"]["median"], page["blocked_requests"]])
-        lines += rows_table(["page", "runs", "first paint ms", "live ms", "first answer ms",
-                             "warm live ms", "blocked requests"], rows)
-        worker = [run["worker"] for run in results["cold_load"]["pages"]["topic"]["cold_runs"]
-                  if run.get("worker")]
+            rows.append(
+                [
+                    label,
+                    page["runs"],
+                    page["cold_first_paint_ms"]["median"],
+                    page["cold_live_ms"]["median"],
+                    page["cold_first_answer_ms"]["median"],
+                    page["warm_live_ms"]["median"],
+                    page["blocked_requests"],
+                ]
+            )
+        lines += rows_table(
+            [
+                "page",
+                "runs",
+                "first paint ms",
+                "live ms",
+                "first answer ms",
+                "warm live ms",
+                "blocked requests",
+            ],
+            rows,
+        )
+        worker = [
+            run["worker"]
+            for run in results["cold_load"]["pages"]["topic"]["cold_runs"]
+            if run.get("worker")
+        ]
         if worker:
-            lines += ["", "Where a cold topic load goes, inside the worker (ms, first run): "
-                      + ", ".join(f"{k} {v}" for k, v in worker[0].items()) + "."]
+            lines += [
+                "",
+                "Where a cold topic load goes, inside the worker (ms, first run): "
+                + ", ".join(f"{k} {v}" for k, v in worker[0].items())
+                + ".",
+            ]
     if "slider_latency" in results:
         lines += ["", "## Slider → plot latency (keydown to new data drawn)", ""]
-        rows = [[figure, mode, data["n"], data["median"], data["p95"]]
-                for mode, figures in results["slider_latency"]["modes"].items()
-                for figure, data in figures.items()]
+        rows = [
+            [figure, mode, data["n"], data["median"], data["p95"]]
+            for mode, figures in results["slider_latency"]["modes"].items()
+            for figure, data in figures.items()
+        ]
         lines += rows_table(["figure", "where", "steps", "median ms", "p95 ms"], rows)
     if "server_load" in results:
         load_ = results["server_load"]
         lines += ["", "## posviz serve under 20 sessions", ""]
-        lines += rows_table(["measure", "value"], [
-            ["updates", f"{load_['load']['updates_done']} at {load_['load']['updates_per_s']}/s"],
-            ["latency p50 / p95 ms", f"{load_['load']['latency_ms']['median']} / "
-                                     f"{load_['load']['latency_ms']['p95']}"],
-            ["RSS before / warm / after close MB",
-             f"{load_['rss_cold_mb']} / {load_['rss_warm_mb']} / {load_['rss_after_mb']}"],
-            ["MB per session open / peak",
-             f"{load_['mb_per_session_open']} / {load_['mb_per_session_peak']}"],
-            ["second wave of 20: peak MB", load_["second_wave_peak_mb"]],
-        ])
+        lines += rows_table(
+            ["measure", "value"],
+            [
+                [
+                    "updates",
+                    f"{load_['load']['updates_done']} at {load_['load']['updates_per_s']}/s",
+                ],
+                [
+                    "latency p50 / p95 ms",
+                    f"{load_['load']['latency_ms']['median']} / "
+                    f"{load_['load']['latency_ms']['p95']}",
+                ],
+                [
+                    "RSS before / warm / after close MB",
+                    f"{load_['rss_cold_mb']} / {load_['rss_warm_mb']} / {load_['rss_after_mb']}",
+                ],
+                [
+                    "MB per session open / peak",
+                    f"{load_['mb_per_session_open']} / {load_['mb_per_session_peak']}",
+                ],
+                ["second wave of 20: peak MB", load_["second_wave_peak_mb"]],
+            ],
+        )
     if "export_size" in results:
         lines += ["", "## Export size", ""]
-        rows = [[part, data["files"], round(data["bytes"] / 1e6, 2),
-                 round(data["gzip_bytes"] / 1e6, 2)]
-                for part, data in results["export_size"]["parts"].items()]
+        rows = [
+            [part, data["files"], round(data["bytes"] / 1e6, 2), round(data["gzip_bytes"] / 1e6, 2)]
+            for part, data in results["export_size"]["parts"].items()
+        ]
         total = results["export_size"]["total"]
-        rows.append(["**total**", total["files"], round(total["bytes"] / 1e6, 2),
-                     round(total["gzip_bytes"] / 1e6, 2)])
+        rows.append(
+            [
+                "**total**",
+                total["files"],
+                round(total["bytes"] / 1e6, 2),
+                round(total["gzip_bytes"] / 1e6, 2),
+            ]
+        )
         lines += rows_table(["part", "files", "MB on disk", "MB gzip"], rows)
     if "baseline" in results:
         pages = results["baseline"]["pages"]
         lines += ["", "## posviz against stock `panel convert` (same run)", ""]
         rows = []
-        for key, label in (("cold_first_paint_ms", "first paint ms"),
-                           ("cold_live_ms", "live ms, cold"),
-                           ("warm_live_ms", "live ms, warm")):
+        for key, label in (
+            ("cold_first_paint_ms", "first paint ms"),
+            ("cold_live_ms", "live ms, cold"),
+            ("warm_live_ms", "live ms, warm"),
+        ):
             ours, theirs = pages["posviz"][key]["median"], pages["baseline"][key]["median"]
             rows.append([label, ours, theirs, round(ours / theirs, 2)])
         ours, theirs = pages["posviz"]["size"]["bytes"], pages["baseline"]["size"]["bytes"]
-        rows.append(["size MB", round(ours / 1e6, 1), round(theirs / 1e6, 1),
-                     round(ours / theirs, 2)])
+        rows.append(
+            ["size MB", round(ours / 1e6, 1), round(theirs / 1e6, 1), round(ours / theirs, 2)]
+        )
         lines += rows_table(["metric", "posviz", "baseline", "ratio"], rows)
         notes = results["baseline"].get("notes")
         if notes:
-            lines += ["", "Baseline notes: " + (" ".join(notes) if isinstance(notes, list)
-                                                else str(notes))]
+            lines += [
+                "",
+                "Baseline notes: " + (" ".join(notes) if isinstance(notes, list) else str(notes)),
+            ]
     notes = folder.parent / "notes.md"
     if notes.exists():
         lines += ["", notes.read_text().rstrip()]

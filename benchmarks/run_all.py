@@ -4,7 +4,6 @@
 `python benchmarks/<name>.py --help`.
 """
 
-import json
 import subprocess
 import sys
 import time

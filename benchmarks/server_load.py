@@ -45,6 +45,7 @@ TICKS = os.sysconf("SC_CLK_TCK")
 
 # --- the server process --------------------------------------------------------
 
+
 @contextmanager
 def panel_serve(port: int, *panel_args: str):
     """`posviz serve` with ``panel_args``; yields the server's pid.
@@ -74,6 +75,7 @@ def end(pid: int, grace_s: float = 10) -> None:
 def rss_mb(pid: int) -> float:
     try:
         import psutil
+
         return psutil.Process(pid).memory_info().rss / 2**20
     except ImportError:
         status = Path(f"/proc/{pid}/status").read_text()
@@ -105,11 +107,20 @@ def settle(pid: int, cap_s: float) -> list[float]:
 
 # --- one reader ----------------------------------------------------------------
 
+
 class Reader(threading.Thread):
     """One session: open the page, then on ``go`` step the slider, then on ``leave`` close."""
 
-    def __init__(self, url: str, updates: int, think_ms: float, seed: int,
-                 go: threading.Event, leave: threading.Event, timeout_s: float = 20):
+    def __init__(
+        self,
+        url: str,
+        updates: int,
+        think_ms: float,
+        seed: int,
+        go: threading.Event,
+        leave: threading.Event,
+        timeout_s: float = 20,
+    ):
         super().__init__(daemon=True)
         self.url, self.updates, self.think_ms = url, updates, think_ms
         self.go, self.leave, self.timeout_s = go, leave, timeout_s
@@ -128,8 +139,7 @@ class Reader(threading.Thread):
         try:
             self.session = pull_session(url=self.url)
             doc = self.doc = self.session.document
-            self.slider = next(m for m in doc.models
-                               if isinstance(m, Slider) and m.title == SLIDER)
+            self.slider = next(m for m in doc.models if isinstance(m, Slider) and m.title == SLIDER)
             plot = doc.select_one({"name": PLOT})
             for renderer in plot.renderers:
                 if hasattr(renderer, "data_source"):
@@ -196,8 +206,9 @@ def wait_all(events: list[threading.Event], deadline: float) -> bool:
     return all(event.wait(max(0.0, deadline - time.monotonic())) for event in events)
 
 
-def crowd(url: str, count: int, updates: int, think_ms: float, seed: int, pid: int,
-          limit_s: float) -> dict:
+def crowd(
+    url: str, count: int, updates: int, think_ms: float, seed: int, pid: int, limit_s: float
+) -> dict:
     """``count`` readers at once; RSS and CPU at each phase."""
     go, leave = threading.Event(), threading.Event()
     readers = [Reader(url, updates, think_ms, seed + n, go, leave) for n in range(count)]
@@ -228,15 +239,21 @@ def crowd(url: str, count: int, updates: int, think_ms: float, seed: int, pid: i
     sampling.set()
     latencies = [x for r in readers for x in r.latencies]
     return {
-        "sessions": count, "updates_per_session": updates, "think_ms": think_ms,
-        "open_s": round(opened_s, 1), "moving_s": round(moving, 1),
-        "updates_done": len(latencies), "updates_per_s": round(len(latencies) / moving, 1),
+        "sessions": count,
+        "updates_per_session": updates,
+        "think_ms": think_ms,
+        "open_s": round(opened_s, 1),
+        "moving_s": round(moving, 1),
+        "updates_done": len(latencies),
+        "updates_per_s": round(len(latencies) / moving, 1),
         "latency_ms": summary(latencies),
         "first_reply_ms": summary([x for r in readers for x in r.replies]),
         "per_session_median_ms": [summary(r.latencies)["median"] for r in readers],
-        "server_cpu_s": round(server_cpu, 1), "client_cpu_s": round(client_cpu, 1),
+        "server_cpu_s": round(server_cpu, 1),
+        "client_cpu_s": round(client_cpu, 1),
         "server_cpu_ms_per_update": round(1000 * server_cpu / max(1, len(latencies)), 1),
-        "rss_open_mb": round(rss_open, 1), "rss_updated_mb": round(rss_updated, 1),
+        "rss_open_mb": round(rss_open, 1),
+        "rss_updated_mb": round(rss_updated, 1),
         "rss_max_mb": round(max(samples + [rss_open, rss_updated]), 1),
         "errors": [e for r in readers for e in r.errors],
     }
@@ -257,17 +274,26 @@ def measure(port: int, sessions: int, updates: int, think_ms: float, settle_s: f
     peak = load["rss_max_mb"]
     growth = peak - warm
     return {
-        "route": ROUTE, "slider": SLIDER, "plot": PLOT, "panel_serve_args": list(CLEANUP),
-        "rss_cold_mb": round(cold, 1), "rss_warm_mb": warm, "rss_after_mb": after,
-        "rss_settle_warm_mb": warm_series, "rss_settle_after_mb": after_series,
+        "route": ROUTE,
+        "slider": SLIDER,
+        "plot": PLOT,
+        "panel_serve_args": list(CLEANUP),
+        "rss_cold_mb": round(cold, 1),
+        "rss_warm_mb": warm,
+        "rss_after_mb": after,
+        "rss_settle_warm_mb": warm_series,
+        "rss_settle_after_mb": after_series,
         "mb_per_session_open": round((load["rss_open_mb"] - warm) / sessions, 1),
         "mb_per_session_peak": round(growth / sessions, 1),
         "returned_vs_warm_pct": round(100 * (peak - after) / growth) if growth > 0 else None,
-        "returned_vs_cold_pct": round(100 * (peak - after) / (peak - cold)) if peak > cold
+        "returned_vs_cold_pct": round(100 * (peak - after) / (peak - cold))
+        if peak > cold
         else None,
         "second_wave_peak_mb": again["rss_max_mb"],
         "rss_settle_second_wave_mb": again_series,
-        "warmup": warmup, "load": load, "second_wave": again,
+        "warmup": warmup,
+        "load": load,
+        "second_wave": again,
     }
 
 
@@ -275,46 +301,78 @@ def report(r: dict) -> None:
     load = r["load"]
     errors = [e for part in ("warmup", "load", "second_wave") for e in r[part]["errors"]]
     latency, reply = load["latency_ms"], load["first_reply_ms"]
-    print(table(
-        f"posviz serve, {load['sessions']} sessions on {r['route']} moving '{r['slider']}' "
-        f"({load['updates_per_session']} updates each, think {load['think_ms']:.0f} ms ±50 %)",
-        ["measure", "value", "target"],
-        [["updates done", f"{load['updates_done']} in {load['moving_s']} s "
-          f"({load['updates_per_s']}/s)", ""],
-         ["update latency p50 / p95 ms", f"{latency['median']} / {latency['p95']}",
-          "p95 <= 100"],
-         ["first reply p50 / p95 ms", f"{reply['median']} / {reply['p95']}", ""],
-         ["single session p50 / p95 ms (warm-up)",
-          f"{r['warmup']['latency_ms']['median']} / {r['warmup']['latency_ms']['p95']}", ""],
-         ["server CPU per update ms", load["server_cpu_ms_per_update"], ""],
-         ["client CPU s (this process)", load["client_cpu_s"], ""],
-         ["RSS cold / warm MB", f"{r['rss_cold_mb']:.1f} / {r['rss_warm_mb']:.1f}", ""],
-         ["RSS all open / after updates / max MB",
-          f"{load['rss_open_mb']:.1f} / {load['rss_updated_mb']:.1f} / {load['rss_max_mb']:.1f}",
-          ""],
-         ["MB per session, open / max",
-          f"{r['mb_per_session_open']} / {r['mb_per_session_peak']}", "<= 25"],
-         [f"RSS {len(r['rss_settle_after_mb']) - 1} s after close MB",
-          f"{r['rss_after_mb']:.1f}", ""],
-         ["growth returned, vs warm / vs cold %",
-          f"{r['returned_vs_warm_pct']} / {r['returned_vs_cold_pct']}", ">= 90"],
-         ["second wave peak / after MB",
-          f"{r['second_wave_peak_mb']:.1f} / {r['rss_settle_second_wave_mb'][-1]:.1f}", ""],
-         ["errors", len(errors), "0"]]))
+    print(
+        table(
+            f"posviz serve, {load['sessions']} sessions on {r['route']} moving '{r['slider']}' "
+            f"({load['updates_per_session']} updates each, think {load['think_ms']:.0f} ms ±50 %)",
+            ["measure", "value", "target"],
+            [
+                [
+                    "updates done",
+                    f"{load['updates_done']} in {load['moving_s']} s ({load['updates_per_s']}/s)",
+                    "",
+                ],
+                [
+                    "update latency p50 / p95 ms",
+                    f"{latency['median']} / {latency['p95']}",
+                    "p95 <= 100",
+                ],
+                ["first reply p50 / p95 ms", f"{reply['median']} / {reply['p95']}", ""],
+                [
+                    "single session p50 / p95 ms (warm-up)",
+                    f"{r['warmup']['latency_ms']['median']} / {r['warmup']['latency_ms']['p95']}",
+                    "",
+                ],
+                ["server CPU per update ms", load["server_cpu_ms_per_update"], ""],
+                ["client CPU s (this process)", load["client_cpu_s"], ""],
+                ["RSS cold / warm MB", f"{r['rss_cold_mb']:.1f} / {r['rss_warm_mb']:.1f}", ""],
+                [
+                    "RSS all open / after updates / max MB",
+                    f"{load['rss_open_mb']:.1f} / {load['rss_updated_mb']:.1f} / {load['rss_max_mb']:.1f}",
+                    "",
+                ],
+                [
+                    "MB per session, open / max",
+                    f"{r['mb_per_session_open']} / {r['mb_per_session_peak']}",
+                    "<= 25",
+                ],
+                [
+                    f"RSS {len(r['rss_settle_after_mb']) - 1} s after close MB",
+                    f"{r['rss_after_mb']:.1f}",
+                    "",
+                ],
+                [
+                    "growth returned, vs warm / vs cold %",
+                    f"{r['returned_vs_warm_pct']} / {r['returned_vs_cold_pct']}",
+                    ">= 90",
+                ],
+                [
+                    "second wave peak / after MB",
+                    f"{r['second_wave_peak_mb']:.1f} / {r['rss_settle_second_wave_mb'][-1]:.1f}",
+                    "",
+                ],
+                ["errors", len(errors), "0"],
+            ],
+        )
+    )
     for error in errors[:5]:
         print(f"  error: {error}")
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--port", type=int, default=5081)
     parser.add_argument("--sessions", type=int, default=20)
     parser.add_argument("--updates", type=int, default=20)
     parser.add_argument("--think-ms", type=float, default=1000)
-    parser.add_argument("--settle-s", type=float, default=20,
-                        help="at most this many seconds for the server to discard and collect "
-                             "closed sessions")
+    parser.add_argument(
+        "--settle-s",
+        type=float,
+        default=20,
+        help="at most this many seconds for the server to discard and collect closed sessions",
+    )
     args = parser.parse_args()
     started = time.monotonic()
     results = measure(args.port, args.sessions, args.updates, args.think_ms, args.settle_s)

@@ -16,21 +16,33 @@ Targets: median <= 50 ms, p95 <= 100 ms; the table gives each as a ratio
 import argparse
 import time
 
-from common import (built_site, chromium, press_and_wait, sealed_context, static_server,
-                    summary, table, write)
+from common import (
+    built_site,
+    chromium,
+    press_and_wait,
+    sealed_context,
+    static_server,
+    summary,
+    table,
+    write,
+)
 from server_load import panel_serve
 
 # figure id -> (plot watched, index of the slider stepped in that figure)
-FIGURES = {96: ("posviz-96-bars", 0),          # d_model, 64 to 2048 by 64, default 512
-           710: ("posviz-710-hands", 0),       # pos, 0 to 100, default 12
-           7256: ("posviz-7256-cost", 0),      # k, 1 to 32, default 7
-           4121: ("posviz-4121-layers1", 2)}   # query row, 0 to 15, default 8 (scheme has 5)
+FIGURES = {
+    96: ("posviz-96-bars", 0),  # d_model, 64 to 2048 by 64, default 512
+    710: ("posviz-710-hands", 0),  # pos, 0 to 100, default 12
+    7256: ("posviz-7256-cost", 0),  # k, 1 to 32, default 7
+    4121: ("posviz-4121-layers1", 2),
+}  # query row, 0 to 15, default 8 (scheme has 5)
 RUN = 5
 TARGET_MEDIAN_MS, TARGET_P95_MS = 50, 100
 # When a page can take keys: the export once Python's document replaced the
 # pre-render; under serve once the server's document is drawn.
-READY = {"export": "() => window.posvizBench && window.posvizBench.live !== null",
-         "serve": "() => window.posvizBench && window.posvizBench.firstPaint !== null"}
+READY = {
+    "export": "() => window.posvizBench && window.posvizBench.live !== null",
+    "serve": "() => window.posvizBench && window.posvizBench.firstPaint !== null",
+}
 READY_TIMEOUT_MS = 120_000
 
 
@@ -38,8 +50,9 @@ def keys(count: int) -> list[str]:
     return ["ArrowRight" if step // RUN % 2 == 0 else "ArrowLeft" for step in range(count)]
 
 
-def step_figure(browser, url: str, mode: str, plot: str, slider: int, steps: int, warmup: int,
-                settle_ms: int) -> dict:
+def step_figure(
+    browser, url: str, mode: str, plot: str, slider: int, steps: int, warmup: int, settle_ms: int
+) -> dict:
     blocked, errors = [], []
     context = sealed_context(browser, blocked)
     page = context.new_page()
@@ -56,39 +69,79 @@ def step_figure(browser, url: str, mode: str, plot: str, slider: int, steps: int
     context.close()
     measured = latencies[warmup:]
     result = summary(measured)
-    return {"url": url, "ready_s": round(ready_s, 1), **result,
-            "median_ratio": round(result["median"] / TARGET_MEDIAN_MS, 2),
-            "p95_ratio": round(result["p95"] / TARGET_P95_MS, 2),
-            "warmup_ms": [round(x, 1) for x in latencies[:warmup]],
-            "steps_ms": [round(x, 1) for x in measured],
-            "blocked_requests": blocked, "page_errors": errors}
+    return {
+        "url": url,
+        "ready_s": round(ready_s, 1),
+        **result,
+        "median_ratio": round(result["median"] / TARGET_MEDIAN_MS, 2),
+        "p95_ratio": round(result["p95"] / TARGET_P95_MS, 2),
+        "warmup_ms": [round(x, 1) for x in latencies[:warmup]],
+        "steps_ms": [round(x, 1) for x in measured],
+        "blocked_requests": blocked,
+        "page_errors": errors,
+    }
 
 
 def measure(base: str, mode: str, steps: int, warmup: int, settle_ms: int) -> dict:
     suffix = ".html" if mode == "export" else ""
     with chromium() as browser:
-        return {str(figure_id): step_figure(browser, f"{base}/figure-{figure_id}{suffix}", mode,
-                                            plot, slider, steps, warmup, settle_ms)
-                for figure_id, (plot, slider) in FIGURES.items()}
+        return {
+            str(figure_id): step_figure(
+                browser,
+                f"{base}/figure-{figure_id}{suffix}",
+                mode,
+                plot,
+                slider,
+                steps,
+                warmup,
+                settle_ms,
+            )
+            for figure_id, (plot, slider) in FIGURES.items()
+        }
 
 
 def report(results: dict) -> None:
     rows = []
     for mode, figures in results["modes"].items():
         for figure_id, r in figures.items():
-            rows.append([figure_id, mode, r["n"], r["median"], r["p95"], r["max"],
-                         r["median_ratio"], r["p95_ratio"],
-                         " ".join(f"{x:.0f}" for x in r["warmup_ms"]),
-                         len(r["blocked_requests"]) + len(r["page_errors"])])
-    print(table("Slider to plot drawn, per figure (ms; ratio = value / target: median 50, "
-                "p95 100)",
-                ["figure", "where", "steps", "median", "p95", "max", "median ratio",
-                 "p95 ratio", "warm-up steps", "blocked+errors"], rows))
+            rows.append(
+                [
+                    figure_id,
+                    mode,
+                    r["n"],
+                    r["median"],
+                    r["p95"],
+                    r["max"],
+                    r["median_ratio"],
+                    r["p95_ratio"],
+                    " ".join(f"{x:.0f}" for x in r["warmup_ms"]),
+                    len(r["blocked_requests"]) + len(r["page_errors"]),
+                ]
+            )
+    print(
+        table(
+            "Slider to plot drawn, per figure (ms; ratio = value / target: median 50, p95 100)",
+            [
+                "figure",
+                "where",
+                "steps",
+                "median",
+                "p95",
+                "max",
+                "median ratio",
+                "p95 ratio",
+                "warm-up steps",
+                "blocked+errors",
+            ],
+            rows,
+        )
+    )
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--settle-ms", type=int, default=200)
@@ -102,10 +155,17 @@ def main():
             modes["export"] = measure(base, "export", args.steps, args.warmup, args.settle_ms)
     if args.only in (None, "serve"):
         with panel_serve(args.port):
-            modes["serve"] = measure(f"http://127.0.0.1:{args.port}", "serve", args.steps,
-                                     args.warmup, args.settle_ms)
-    results = {"steps": args.steps, "warmup": args.warmup, "settle_ms": args.settle_ms,
-               "run": RUN, "modes": modes, "wall_s": round(time.monotonic() - started, 1)}
+            modes["serve"] = measure(
+                f"http://127.0.0.1:{args.port}", "serve", args.steps, args.warmup, args.settle_ms
+            )
+    results = {
+        "steps": args.steps,
+        "warmup": args.warmup,
+        "settle_ms": args.settle_ms,
+        "run": RUN,
+        "modes": modes,
+        "wall_s": round(time.monotonic() - started, 1),
+    }
     report(results)
     print(f"  took {results['wall_s']} s")
     write("slider_latency", results)

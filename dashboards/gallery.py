@@ -1,5 +1,5 @@
 """All figures on one page: `panel serve dashboards/gallery.py`."""
 
-from posviz.compose import servable
+from posviz.compose.views import servable
 
 servable("gallery")

@@ -6,7 +6,7 @@ import pytest
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory):
     """`posviz build` once per test session (the Pyodide distribution is cached)."""
-    from posviz.build.site import build
+    from posviz.build.export import build
 
     out = tmp_path_factory.mktemp("site") / "site"
     assert build(out) == 0, "posviz build failed; see its output above"

@@ -6,39 +6,66 @@ import zipfile
 
 import pytest
 
+from posviz.build.export import EXEMPT, build, stable_ids
 from posviz.build.scan import scan, scan_text
-from posviz.build.site import EXEMPT, build, stable_ids
 
 
-@pytest.mark.parametrize("suffix,text,url", [
-    (".html", '<script src="https://cdn.example.org/x.js"></script>', "https://cdn.example.org/x.js"),
-    (".html", "<link rel='stylesheet' href='//fonts.example.com/a.css'>", "//fonts.example.com/a.css"),
-    (".html", '<img src=https://img.example.org/a.png>', "https://img.example.org/a.png"),
-    (".css", "a { background: url('https://img.example.org/b.png') }", "https://img.example.org/b.png"),
-    (".css", '@import "https://x.example.org/t.css";', "https://x.example.org/t.css"),
-    (".js", 'importScripts("https://cdn.example.org/pyodide.js");', "https://cdn.example.org/pyodide.js"),
-    (".js", "await fetch(`https://api.example.org/data`)", "https://api.example.org/data"),
-    (".js", 'const base = "https://cdn.jsdelivr.net/pyodide/v0.27.7/full/"',
-     "https://cdn.jsdelivr.net/pyodide/v0.27.7/full/"),
-])
+@pytest.mark.parametrize(
+    "suffix,text,url",
+    [
+        (
+            ".html",
+            '<script src="https://cdn.example.org/x.js"></script>',
+            "https://cdn.example.org/x.js",
+        ),
+        (
+            ".html",
+            "<link rel='stylesheet' href='//fonts.example.com/a.css'>",
+            "//fonts.example.com/a.css",
+        ),
+        (".html", "<img src=https://img.example.org/a.png>", "https://img.example.org/a.png"),
+        (
+            ".css",
+            "a { background: url('https://img.example.org/b.png') }",
+            "https://img.example.org/b.png",
+        ),
+        (".css", '@import "https://x.example.org/t.css";', "https://x.example.org/t.css"),
+        (
+            ".js",
+            'importScripts("https://cdn.example.org/pyodide.js");',
+            "https://cdn.example.org/pyodide.js",
+        ),
+        (".js", "await fetch(`https://api.example.org/data`)", "https://api.example.org/data"),
+        (
+            ".js",
+            'const base = "https://cdn.jsdelivr.net/pyodide/v0.27.7/full/"',
+            "https://cdn.jsdelivr.net/pyodide/v0.27.7/full/",
+        ),
+    ],
+)
 def test_scan_catches_absolute_urls_where_browsers_fetch(suffix, text, url):
     assert [found for _, found in scan_text(text, suffix)] == [url]
 
 
-@pytest.mark.parametrize("suffix,text", [
-    (".html", '<a href="https://example.org/paper">the paper</a>'),
-    (".html", '<script src="static/bokeh/bokeh.min.js"></script>'),
-    (".js", 'document.createElementNS("http://www.w3.org/2000/svg", "svg")'),
-    (".css", "a { background: url(../img/x.png) }"),
-])
+@pytest.mark.parametrize(
+    "suffix,text",
+    [
+        (".html", '<a href="https://example.org/paper">the paper</a>'),
+        (".html", '<script src="static/bokeh/bokeh.min.js"></script>'),
+        (".js", 'document.createElementNS("http://www.w3.org/2000/svg", "svg")'),
+        (".css", "a { background: url(../img/x.png) }"),
+    ],
+)
 def test_scan_lets_links_namespaces_and_relative_urls_pass(suffix, text):
     assert scan_text(text, suffix) == []
 
 
 def test_scan_reports_file_and_line_and_honours_only_the_named_exemption(tmp_path):
     (tmp_path / "a.html").write_text('<p>\n<script src="https://cdn.bokeh.org/b.js"></script>')
-    (tmp_path / "b.js").write_text('fetch("https://cdn.jsdelivr.net/npm/mathjax@3/x.js");\n'
-                                   'fetch("https://cdn.jsdelivr.net/npm/other/y.js");')
+    (tmp_path / "b.js").write_text(
+        'fetch("https://cdn.jsdelivr.net/npm/mathjax@3/x.js");\n'
+        'fetch("https://cdn.jsdelivr.net/npm/other/y.js");'
+    )
     findings = scan(tmp_path, {("b.js", "https://cdn.jsdelivr.net/npm/mathjax@"): "unused"})
     assert [(f.path.name, f.line, f.url) for f in findings] == [
         ("a.html", 2, "https://cdn.bokeh.org/b.js"),
@@ -48,9 +75,11 @@ def test_scan_reports_file_and_line_and_honours_only_the_named_exemption(tmp_pat
 
 
 def test_stable_ids_are_derived_from_the_route_in_order():
-    html = ('<div id="0f8f8b9e-1111-4222-8333-944444444444"></div>'
-            '<div id="aaaaaaaa-1111-4222-8333-944444444444"></div>'
-            '"0f8f8b9e-1111-4222-8333-944444444444"')
+    html = (
+        '<div id="0f8f8b9e-1111-4222-8333-944444444444"></div>'
+        '<div id="aaaaaaaa-1111-4222-8333-944444444444"></div>'
+        '"0f8f8b9e-1111-4222-8333-944444444444"'
+    )
     once, again = stable_ids(html, "figure-710"), stable_ids(html, "figure-710")
     assert once == again != html
     ids = once.split('"')
@@ -63,8 +92,11 @@ def test_built_site_is_self_contained_and_described(built_site):
     manifest = json.loads((built_site / "site.json").read_text())
     by_path = {page["path"]: page for page in manifest["pages"]}
     assert by_path["topic-positional-encoding.html"] == {
-        "path": "topic-positional-encoding.html", "kind": "topic",
-        "title": "Positional encoding", "figures": [96, 710, 7256, 4121]}
+        "path": "topic-positional-encoding.html",
+        "kind": "topic",
+        "title": "Positional encoding",
+        "figures": [96, 710, 7256, 4121],
+    }
     assert by_path["index.html"]["kind"] == "home"
     assert {p["kind"] for p in manifest["pages"]} == {"home", "topic", "page", "figure"}
     for figure_id in (96, 710, 7256, 4121):
@@ -72,7 +104,9 @@ def test_built_site_is_self_contained_and_described(built_site):
     for page in manifest["pages"]:
         assert (built_site / page["path"]).is_file()
     worker = (built_site / "posviz-worker.js").read_text()
-    for wheel in json.loads(worker.split("const SITE = ", 1)[1].split(";\nconst ROUTE", 1)[0])["wheels"]:
+    for wheel in json.loads(worker.split("const SITE = ", 1)[1].split(";\nconst ROUTE", 1)[0])[
+        "wheels"
+    ]:
         assert (built_site / wheel).is_file(), wheel
 
 
@@ -101,8 +135,11 @@ def test_wheels_carry_bytecode_compiled_by_pyodide(built_site):
 
 
 def digest(folder):
-    return {path.relative_to(folder).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
-            for path in sorted(folder.rglob("*")) if path.is_file()}
+    return {
+        path.relative_to(folder).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
 
 
 def test_the_same_inputs_give_a_byte_identical_site(built_site, tmp_path):
@@ -130,15 +167,16 @@ def test_cdn_variant_loads_the_runtime_from_public_cdns(tmp_path):
     assert list((out / "wheels").glob("posviz-*.whl"))  # posviz itself still travels along
 
 
-def test_without_node_the_wheels_keep_their_source_and_the_build_says_so(tmp_path, monkeypatch,
-                                                                          capsys):
-    from posviz.build import bytecode, site
+def test_without_node_the_wheels_keep_their_source_and_the_build_says_so(
+    tmp_path, monkeypatch, capsys
+):
+    from posviz.build import bytecode, export
 
     wheel = tmp_path / "demo-1.0-py3-none-any.whl"
     with zipfile.ZipFile(wheel, "w") as archive:
         archive.writestr("demo/__init__.py", "ANSWER = 42\n")
     before = wheel.read_bytes()
     monkeypatch.setattr(bytecode.shutil, "which", lambda name: None)
-    site.precompile([wheel])
+    export.precompile([wheel])
     assert wheel.read_bytes() == before
     assert "node not found" in capsys.readouterr().out

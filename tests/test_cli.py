@@ -21,7 +21,8 @@ def test_serve_passes_every_route_and_the_home_index(monkeypatch, tmp_path):
     assert command[1:4] == ["-m", "panel", "serve"]
     scripts = [arg for arg in command if arg.endswith(".py")]
     assert sorted(p.rsplit("/", 1)[1][:-3] for p in scripts) == sorted(
-        route.name for route in routes(load()))
+        route.name for route in routes(load())
+    )
     assert command[command.index("--port") + 1] == "5999"
     assert command[command.index("--index") + 1] == "index"
     assert "--autoreload" not in command and "--show" not in command

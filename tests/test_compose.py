@@ -10,8 +10,9 @@ import panel as pn
 import param
 import pytest
 
-from posviz import compose, content
+from posviz import content
 from posviz.compose import routes as routing
+from posviz.compose import views
 from posviz.compose.routes import href
 from posviz.figures import FIGURES, ClockHands, Figure, ParameterBudget, QueryReach
 
@@ -31,12 +32,13 @@ def served(monkeypatch):
     """Views are built as under ``posviz serve``, from the repository's content."""
     monkeypatch.delenv("POSVIZ_EXPORT", raising=False)
     monkeypatch.setenv("POSVIZ_CONTENT", str(CONTENT))
-    compose.site.cache_clear()
+    views.library.cache_clear()
     yield
-    compose.site.cache_clear()
+    views.library.cache_clear()
 
 
 # --- reading Panel objects -----------------------------------------------------------
+
 
 class _Markup(HTMLParser):
     def __init__(self):
@@ -105,12 +107,13 @@ def outline(layout) -> list:
 
 
 def view(name):
-    layout, route = compose.view(name)
+    layout, route = views.view(name)
     assert route.name == name
     return layout
 
 
 # --- every route ---------------------------------------------------------------------
+
 
 def test_routes_cover_home_topic_pages_figures_and_gallery(site):
     assert [(r.name, r.kind, r.key) for r in routing.routes(site)] == [
@@ -134,6 +137,7 @@ def test_every_route_builds_with_its_figures(site, name):
 
 
 # --- the topic view ------------------------------------------------------------------
+
 
 def test_topic_view_heads_with_category_title_and_intro(site):
     topic = site.topics["positional-encoding"]
@@ -174,8 +178,10 @@ def test_topic_view_attributes_each_live_figure_to_its_page_section(site):
     for block, (figure_id, title, heading, slug, number) in zip(blocks, expected):
         attribution, caption_head = block[0].object, block[1].object
         assert plain(attribution) == f"From {title} › {heading}"
-        assert links(attribution) == [(f"page-{slug}", title),
-                                      (f"page-{slug}#section-{number}", heading)]
+        assert links(attribution) == [
+            (f"page-{slug}", title),
+            (f"page-{slug}#section-{number}", heading),
+        ]
         assert plain(caption_head) == f"{figure_id}{FIGURES[figure_id].title}"
         [figure] = live_figures(block)
         assert figure.figure_id == figure_id
@@ -205,32 +211,40 @@ def test_topic_view_ends_with_tags_and_counts_in_order():
 
 # --- page, figure, home and gallery views ---------------------------------------------
 
-@pytest.mark.parametrize("slug", ["query-key-value", "attention-before-transformers", AIAYN,
-                                  PIXELS])
+
+@pytest.mark.parametrize(
+    "slug", ["query-key-value", "attention-before-transformers", AIAYN, PIXELS]
+)
 def test_page_view_has_every_section_and_figure_where_content_puts_them(site, slug):
     page = site.pages[slug]
     expected = []
     for section in page.sections:
         expected.append(("h2", section.heading))
-        expected += [("figure", block) if isinstance(block, int) else ("text", block)
-                     for block in section.blocks]
+        expected += [
+            ("figure", block) if isinstance(block, int) else ("text", block)
+            for block in section.blocks
+        ]
     layout = view(f"page-{slug}")
     assert outline(layout) == expected
-    anchors = [item.object for item in layout.objects
-               if isinstance(item, pn.pane.HTML) and str(item.object).startswith("<h2")]
+    anchors = [
+        item.object
+        for item in layout.objects
+        if isinstance(item, pn.pane.HTML) and str(item.object).startswith("<h2")
+    ]
     assert [a.split('"')[1] for a in anchors] == [s.anchor for s in page.sections]
     text = all_text(layout)
     assert page.title in text and page.summary in text and page.kind in text
 
 
 def test_transformer_page_outline_by_hand():
-    headings_and_figures = [entry for entry in outline(view(f"page-{AIAYN}"))
-                            if entry[0] != "text"]
+    headings_and_figures = [entry for entry in outline(view(f"page-{AIAYN}")) if entry[0] != "text"]
     assert headings_and_figures == [
         ("h2", "1. The Architecture at a Glance"),
-        ("h2", "2. The Encoder Layer"), ("figure", 96),
+        ("h2", "2. The Encoder Layer"),
+        ("figure", 96),
         ("h2", "3. The Decoder Layer"),
-        ("h2", "4. Embeddings and Positional Encoding"), ("figure", 710),
+        ("h2", "4. Embeddings and Positional Encoding"),
+        ("figure", 710),
         ("h2", "5. Training and Results"),
     ]
 
@@ -245,10 +259,10 @@ def test_page_view_links_the_pages_it_builds_on(site):
     assert not [p for p in panes(view("page-query-key-value")) if "Builds on" in str(p.object)]
 
 
-@pytest.mark.parametrize("figure_id,slug,number", [(96, AIAYN, 2), (710, AIAYN, 4),
-                                                   (7256, PIXELS, 1), (4121, PIXELS, 4)])
-def test_figure_view_shows_the_figure_and_links_back_to_its_section(site, figure_id, slug,
-                                                                    number):
+@pytest.mark.parametrize(
+    "figure_id,slug,number", [(96, AIAYN, 2), (710, AIAYN, 4), (7256, PIXELS, 1), (4121, PIXELS, 4)]
+)
+def test_figure_view_shows_the_figure_and_links_back_to_its_section(site, figure_id, slug, number):
     layout = view(f"figure-{figure_id}")
     assert [f.figure_id for f in live_figures(layout)] == [figure_id]
     section = site.pages[slug].sections[number - 1]
@@ -278,6 +292,7 @@ def test_gallery_shows_every_figure_with_its_home():
 
 # --- links under serve and in the export -----------------------------------------------
 
+
 def test_href_under_serve():
     assert href("page-x") == "page-x"
     assert href("page-x", "section-2") == "page-x#section-2"
@@ -297,6 +312,7 @@ def test_href_in_the_export(monkeypatch):
 
 
 # --- deep links -----------------------------------------------------------------------
+
 
 class FakeLocation(param.Parameterized):
     """What DeepLinks uses of ``pn.state.location``."""
@@ -356,16 +372,18 @@ def test_bare_key_that_two_figures_have_is_refused(location):
 
 
 @pytest.mark.parametrize("name", ["figure-710", f"page-{AIAYN}"])
-@pytest.mark.parametrize("search,key,why", [
-    ("pos=abc", "pos=abc", "whole number from 0 to 100"),
-    ("pos=500", "pos=500", "0 to 100"),
-    ("pos=-1", "pos=-1", "0 to 100"),
-    ("zzz=1", "zzz=1", "no figure on this page has that slider"),
-    ("9999.pos=1", "9999.pos=1", "there is no figure 9999 on this page"),
-    ("710.zzz=1", "710.zzz=1", "no slider 'zzz'"),
-])
-def test_bad_link_settings_are_named_and_leave_the_slider_alone(location, name, search, key,
-                                                                 why):
+@pytest.mark.parametrize(
+    "search,key,why",
+    [
+        ("pos=abc", "pos=abc", "whole number from 0 to 100"),
+        ("pos=500", "pos=500", "0 to 100"),
+        ("pos=-1", "pos=-1", "0 to 100"),
+        ("zzz=1", "zzz=1", "no figure on this page has that slider"),
+        ("9999.pos=1", "9999.pos=1", "there is no figure 9999 on this page"),
+        ("710.zzz=1", "710.zzz=1", "no slider 'zzz'"),
+    ],
+)
+def test_bad_link_settings_are_named_and_leave_the_slider_alone(location, name, search, key, why):
     _, figures, notice = open_view(location, name, "?" + search)
     assert figures[710].values() == defaults(figures[710])
     assert notice.visible
@@ -395,9 +413,14 @@ def test_good_settings_apply_next_to_bad_ones(location):
     assert [item.split(":")[0] for item in items] == ["pos=abc", "zzz=1"]
 
 
-@pytest.mark.parametrize("search", ["?<script>alert(1)</script>=1",
-                                    "?%3Cscript%3Ealert(1)%3C%2Fscript%3E=1",
-                                    "?pos=%3Cscript%3Ealert(1)%3C%2Fscript%3E"])
+@pytest.mark.parametrize(
+    "search",
+    [
+        "?<script>alert(1)</script>=1",
+        "?%3Cscript%3Ealert(1)%3C%2Fscript%3E=1",
+        "?pos=%3Cscript%3Ealert(1)%3C%2Fscript%3E",
+    ],
+)
 def test_url_text_reaches_the_notice_only_escaped(location, search):
     _, figures, notice = open_view(location, "figure-710", search)
     assert notice.visible

@@ -3,10 +3,10 @@ kind of broken file reported as ``file:line: message``, by the loader and by the
 
 import dataclasses
 import itertools
+import os
 import random
 import re
 import shutil
-import os
 import subprocess
 from pathlib import Path
 
@@ -32,44 +32,85 @@ def site():
 
 # --- the real content ----------------------------------------------------------
 
+
 def test_real_content_has_the_four_pages_with_titles_and_kinds(site):
     assert {slug: (page.title, page.kind) for slug, page in site.pages.items()} == {
         BEFORE: ("Attention Before Transformers — Score, Squash, Multiply", "Read"),
         AIAYN: ("Attention Is All You Need — The Transformer, Block by Block", "Paper"),
-        PIXELS: ("Attention Meets Pixels — Windows, Axes and the First Fully Attentional "
-                 "Networks", "Paper"),
+        PIXELS: (
+            "Attention Meets Pixels — Windows, Axes and the First Fully Attentional Networks",
+            "Paper",
+        ),
         QKV: ("Query, Key, Value — Dot-Product Attention from Scratch", "Paper"),
     }
 
 
-@pytest.mark.parametrize("slug,headings", [
-    (QKV, ["1. A Lookup That Can Be Soft", "2. Score, Scale, Softmax, Sum",
-           "3. All Queries at Once", "4. Attention Cannot See Order"]),
-    (BEFORE, ["1. A Whole Sentence Through One Vector", "2. Bahdanau: Score, Squash, Multiply",
-              "3. Luong: Multiplicative Scores", "4. Reading the Alignment Picture",
-              "5. Order Came for Free"]),
-    (AIAYN, ["1. The Architecture at a Glance", "2. The Encoder Layer", "3. The Decoder Layer",
-             "4. Embeddings and Positional Encoding", "5. Training and Results"]),
-    (PIXELS, ["1. Why n² Kills Images", "2. Local Windows", "3. Query Blocks and Memory Blocks",
-              "4. Axes: Attention One Axis at a Time", "5. Position on a Grid"]),
-])
+@pytest.mark.parametrize(
+    "slug,headings",
+    [
+        (
+            QKV,
+            [
+                "1. A Lookup That Can Be Soft",
+                "2. Score, Scale, Softmax, Sum",
+                "3. All Queries at Once",
+                "4. Attention Cannot See Order",
+            ],
+        ),
+        (
+            BEFORE,
+            [
+                "1. A Whole Sentence Through One Vector",
+                "2. Bahdanau: Score, Squash, Multiply",
+                "3. Luong: Multiplicative Scores",
+                "4. Reading the Alignment Picture",
+                "5. Order Came for Free",
+            ],
+        ),
+        (
+            AIAYN,
+            [
+                "1. The Architecture at a Glance",
+                "2. The Encoder Layer",
+                "3. The Decoder Layer",
+                "4. Embeddings and Positional Encoding",
+                "5. Training and Results",
+            ],
+        ),
+        (
+            PIXELS,
+            [
+                "1. Why n² Kills Images",
+                "2. Local Windows",
+                "3. Query Blocks and Memory Blocks",
+                "4. Axes: Attention One Axis at a Time",
+                "5. Position on a Grid",
+            ],
+        ),
+    ],
+)
 def test_real_pages_have_their_numbered_sections(site, slug, headings):
     sections = site.pages[slug].sections
     assert [section.heading for section in sections] == headings
     assert [section.number for section in sections] == list(range(1, len(headings) + 1))
-    assert [section.anchor for section in sections] == [f"section-{n}"
-                                                        for n in range(1, len(headings) + 1)]
+    assert [section.anchor for section in sections] == [
+        f"section-{n}" for n in range(1, len(headings) + 1)
+    ]
 
 
 def test_real_pages_place_their_figures_in_the_right_sections(site):
-    figures = {slug: {section.heading: section.figures for section in page.sections
-                      if section.figures}
-               for slug, page in site.pages.items()}
+    figures = {
+        slug: {section.heading: section.figures for section in page.sections if section.figures}
+        for slug, page in site.pages.items()
+    }
     assert figures == {
-        QKV: {}, BEFORE: {},
+        QKV: {},
+        BEFORE: {},
         AIAYN: {"2. The Encoder Layer": (96,), "4. Embeddings and Positional Encoding": (710,)},
-        PIXELS: {"1. Why n² Kills Images": (7256,),
-                 "4. Axes: Attention One Axis at a Time": (4121,)},
+        PIXELS: {
+            "1. Why n² Kills Images": (7256,),
+            "4. Axes: Attention One Axis at a Time": (4121,),
+        },
     }
     # A figure sits between the text before it and the text after it.
     encoder = site.pages[AIAYN].sections[1]
@@ -87,15 +128,19 @@ def test_real_topic_category_reading_order_figures_and_tags(site):
     assert topic.title == "Positional encoding"
     assert topic.category == "Mechanisms"
     assert [page.slug for page in site.reading_order(topic)] == [QKV, BEFORE]
-    assert [(use.figure_id, use.page.slug, use.section.heading)
-            for use in site.figure_uses(topic)] == [
+    assert [
+        (use.figure_id, use.page.slug, use.section.heading) for use in site.figure_uses(topic)
+    ] == [
         (96, AIAYN, "2. The Encoder Layer"),
         (710, AIAYN, "4. Embeddings and Positional Encoding"),
         (7256, PIXELS, "1. Why n² Kills Images"),
         (4121, PIXELS, "4. Axes: Attention One Axis at a Time"),
     ]
-    assert site.tags(topic) == [("Self-attention", 2), ("Efficient attention", 1),
-                                ("Transformers", 1)]
+    assert site.tags(topic) == [
+        ("Self-attention", 2),
+        ("Efficient attention", 1),
+        ("Transformers", 1),
+    ]
 
 
 def test_reading_order_follows_prerequisites_through_pages_not_listed(site):
@@ -116,13 +161,16 @@ def test_home_of_a_figure_is_the_section_that_shows_it(site):
 
 # --- ordered(): against brute force --------------------------------------------
 
+
 def random_dag(rng: random.Random, size: int) -> dict[str, set[str]]:
     """Direct prerequisites of ``size`` pages; edges only point to earlier pages of a
     hidden order, so there is no cycle."""
     hidden = [f"p{i}" for i in range(size)]
     rng.shuffle(hidden)
-    return {page: {earlier for earlier in hidden[:n] if rng.random() < 0.35}
-            for n, page in enumerate(hidden)}
+    return {
+        page: {earlier for earlier in hidden[:n] if rng.random() < 0.35}
+        for n, page in enumerate(hidden)
+    }
 
 
 def closure(direct: dict[str, set[str]]) -> dict[str, set[str]]:
@@ -138,8 +186,11 @@ def closure(direct: dict[str, set[str]]) -> dict[str, set[str]]:
 def brute_force_order(slugs: list[str], reach: dict[str, set[str]]) -> list[str]:
     """Among all valid orders, the smallest when compared by list position."""
     position = {slug: n for n, slug in enumerate(slugs)}
-    valid = [order for order in itertools.permutations(slugs)
-             if all(not (reach[order[j]] & set(order[j + 1:])) for j in range(len(order)))]
+    valid = [
+        order
+        for order in itertools.permutations(slugs)
+        if all(not (reach[order[j]] & set(order[j + 1 :])) for j in range(len(order)))
+    ]
     return list(min(valid, key=lambda order: [position[s] for s in order]))
 
 
@@ -155,7 +206,7 @@ def test_ordered_matches_brute_force_on_random_dags(seed):
 
     assert sorted(result) == sorted(slugs) and len(result) == len(slugs)
     for n, slug in enumerate(result):
-        assert not (reach[slug] & set(result[n + 1:])), f"{slug} comes before a prerequisite"
+        assert not (reach[slug] & set(result[n + 1 :])), f"{slug} comes before a prerequisite"
     assert result == brute_force_order(slugs, reach)
 
 
@@ -171,6 +222,7 @@ def test_ordered_names_the_pages_of_a_cycle():
 
 
 # --- broken content, one thing at a time ---------------------------------------
+
 
 @pytest.fixture
 def broken(tmp_path) -> Path:
@@ -188,8 +240,7 @@ def edit(path: Path, old: str, new: str):
 
 def line_of(path: Path, text: str) -> int:
     """The 1-based line of the only line of ``path`` that equals ``text``."""
-    lines = [n for n, line in enumerate(path.read_text("utf-8").splitlines(), 1)
-             if line == text]
+    lines = [n for n, line in enumerate(path.read_text("utf-8").splitlines(), 1) if line == text]
     assert len(lines) == 1, f"{text!r} is on lines {lines} of {path.name}"
     return lines[0]
 
@@ -207,21 +258,27 @@ def test_missing_required_field(broken):
     found = problems_of(broken)
     assert (f"pages/{QKV}.md", 1, "missing required field 'tags'") in found
     assert [p for p in found if p[0] == f"pages/{QKV}.md"] == [
-        (f"pages/{QKV}.md", 1, "missing required field 'tags'")]
+        (f"pages/{QKV}.md", 1, "missing required field 'tags'")
+    ]
 
 
 def test_missing_topic_field(broken):
     edit(broken / "topics/positional-encoding.md", "category: Mechanisms\n", "")
     assert problems_of(broken) == [
-        ("topics/positional-encoding.md", 1, "missing required field 'category'")]
+        ("topics/positional-encoding.md", 1, "missing required field 'category'")
+    ]
 
 
 def test_list_field_that_is_not_a_list(broken):
     page = broken / f"pages/{PIXELS}.md"
     edit(page, f"builds_on: [{AIAYN}]", f"builds_on: {AIAYN}")
     assert [p for p in problems_of(broken) if p[0] == f"pages/{PIXELS}.md"] == [
-        (f"pages/{PIXELS}.md", line_of(page, f"builds_on: {AIAYN}"),
-         "'builds_on' must be a list, like [a, b]")]
+        (
+            f"pages/{PIXELS}.md",
+            line_of(page, f"builds_on: {AIAYN}"),
+            "'builds_on' must be a list, like [a, b]",
+        )
+    ]
 
 
 def test_unknown_figure_id_is_reported_at_its_figure_line(broken):
@@ -237,16 +294,22 @@ def test_builds_on_a_slug_that_does_not_exist(broken):
     page = broken / f"pages/{PIXELS}.md"
     edit(page, f"builds_on: [{AIAYN}]", f"builds_on: [{AIAYN}, attention-in-space]")
     assert problems_of(broken) == [
-        (f"pages/{PIXELS}.md", line_of(page, f"builds_on: [{AIAYN}, attention-in-space]"),
-         "builds on 'attention-in-space', which is no page's slug")]
+        (
+            f"pages/{PIXELS}.md",
+            line_of(page, f"builds_on: [{AIAYN}, attention-in-space]"),
+            "builds on 'attention-in-space', which is no page's slug",
+        )
+    ]
 
 
 def test_topic_naming_a_missing_page(broken):
     topic = broken / "topics/positional-encoding.md"
     edit(topic, f"pages: [{AIAYN}, {PIXELS}]", f"pages: [{AIAYN}, attention-in-space]")
     [(path, line, message)] = problems_of(broken)
-    assert (path, line) == ("topics/positional-encoding.md",
-                            line_of(topic, f"pages: [{AIAYN}, attention-in-space]"))
+    assert (path, line) == (
+        "topics/positional-encoding.md",
+        line_of(topic, f"pages: [{AIAYN}, attention-in-space]"),
+    )
     assert "'attention-in-space'" in message and "no page's slug" in message
 
 
@@ -257,8 +320,9 @@ def test_a_cycle_names_its_pages_at_each_builds_on_line(broken):
     assert found, "a cycle must be reported"
     builds_on = {}
     for path in (broken / "pages").glob("*.md"):
-        line = next(text for text in path.read_text("utf-8").splitlines()
-                    if text.startswith("builds_on:"))
+        line = next(
+            text for text in path.read_text("utf-8").splitlines() if text.startswith("builds_on:")
+        )
         builds_on[path.stem] = (line_of(path, line), yaml.safe_load(line)["builds_on"])
     cycles = []
     for path, line, message in found:
@@ -281,9 +345,13 @@ def test_duplicate_slug_mentions_both_files(broken):
     edit(broken / f"pages/{PIXELS}.md", f"slug: {PIXELS}", f"slug: {AIAYN}")
     found = problems_of(broken)
     duplicates = [p for p in found if "duplicate" in p[2]]
-    assert duplicates == [(f"pages/{PIXELS}.md", 2,
-                           f"duplicate page slug '{AIAYN}' "
-                           f"(also in {broken / 'pages' / f'{AIAYN}.md'})")]
+    assert duplicates == [
+        (
+            f"pages/{PIXELS}.md",
+            2,
+            f"duplicate page slug '{AIAYN}' (also in {broken / 'pages' / f'{AIAYN}.md'})",
+        )
+    ]
 
 
 def test_duplicate_slug_is_reported_at_the_slug_line(broken):
@@ -291,17 +359,31 @@ def test_duplicate_slug_is_reported_at_the_slug_line(broken):
     edit(page, f"slug: {PIXELS}\n", "")
     edit(page, "kind: Paper\n", f"kind: Paper\nslug: {AIAYN}\n")
     duplicates = [p for p in problems_of(broken) if "duplicate" in p[2]]
-    assert [(path, line) for path, line, _ in duplicates] == [
-        (f"pages/{PIXELS}.md", line_of(page, f"slug: {AIAYN}"))] == [(f"pages/{PIXELS}.md", 4)]
+    assert (
+        [(path, line) for path, line, _ in duplicates]
+        == [(f"pages/{PIXELS}.md", line_of(page, f"slug: {AIAYN}"))]
+        == [(f"pages/{PIXELS}.md", 4)]
+    )
     assert str(broken / "pages" / f"{AIAYN}.md") in duplicates[0][2]
 
 
-@pytest.mark.parametrize("slug,heading,broken_heading,message", [
-    (AIAYN, "## 3. The Decoder Layer", "## The Decoder Layer",
-     "section 'The Decoder Layer' has no number; write '## 1. Title'"),
-    (QKV, "## 3. All Queries at Once", "## 4. All Queries at Once",
-     "section number 4 should be 3"),
-])
+@pytest.mark.parametrize(
+    "slug,heading,broken_heading,message",
+    [
+        (
+            AIAYN,
+            "## 3. The Decoder Layer",
+            "## The Decoder Layer",
+            "section 'The Decoder Layer' has no number; write '## 1. Title'",
+        ),
+        (
+            QKV,
+            "## 3. All Queries at Once",
+            "## 4. All Queries at Once",
+            "section number 4 should be 3",
+        ),
+    ],
+)
 def test_section_heading_without_its_number(broken, slug, heading, broken_heading, message):
     page = broken / f"pages/{slug}.md"
     edit(page, heading, broken_heading)
@@ -322,13 +404,15 @@ def test_invalid_yaml_is_one_line_at_the_line_yaml_stops(broken):
 def test_file_without_front_matter(broken):
     (broken / "pages/notes.md").write_text("## 1. Notes\n\nSome text.\n", "utf-8")
     assert problems_of(broken) == [
-        ("pages/notes.md", 1, "the file must start with '---' and YAML front matter")]
+        ("pages/notes.md", 1, "the file must start with '---' and YAML front matter")
+    ]
 
 
 def test_front_matter_that_is_not_closed(broken):
     (broken / "pages/notes.md").write_text("---\nslug: notes\n\n## 1. Notes\n", "utf-8")
     assert problems_of(broken) == [
-        ("pages/notes.md", 1, "front matter is not closed by a '---' line")]
+        ("pages/notes.md", 1, "front matter is not closed by a '---' line")
+    ]
 
 
 def test_several_problems_are_all_reported_in_file_then_line_order(broken):

@@ -6,8 +6,7 @@ import param
 import pytest
 from bokeh.models import GlyphRenderer
 
-from posviz.figures import (FIGURES, AttentionCost, ClockHands, Figure, ParameterBudget,
-                            QueryReach)
+from posviz.figures import FIGURES, AttentionCost, ClockHands, Figure, ParameterBudget, QueryReach
 from posviz.figures.parameter_budget import PRESETS
 from posviz.maths import budget, cost, encoding, reach
 
@@ -19,8 +18,7 @@ def rendered_sources(dynamic_map):
 
 
 def test_registry_maps_ids_to_the_public_classes():
-    assert FIGURES == {96: ParameterBudget, 710: ClockHands, 7256: AttentionCost,
-                       4121: QueryReach}
+    assert FIGURES == {96: ParameterBudget, 710: ClockHands, 7256: AttentionCost, 4121: QueryReach}
     for figure_id, cls in FIGURES.items():
         assert cls.figure_id == figure_id
         assert issubclass(cls, Figure) and issubclass(cls, param.Parameterized)
@@ -37,11 +35,18 @@ def test_every_slider_is_documented_and_bounded(cls):
             assert None not in parameter.bounds
 
 
-@pytest.mark.parametrize("cls,name,value", [
-    (ClockHands, "pos", 101), (ClockHands, "d_model", 8), (AttentionCost, "k", 33),
-    (AttentionCost, "m", 0), (ParameterBudget, "n_layers", 25), (QueryReach, "scheme", 5),
-    (QueryReach, "side", 7),
-])
+@pytest.mark.parametrize(
+    "cls,name,value",
+    [
+        (ClockHands, "pos", 101),
+        (ClockHands, "d_model", 8),
+        (AttentionCost, "k", 33),
+        (AttentionCost, "m", 0),
+        (ParameterBudget, "n_layers", 25),
+        (QueryReach, "scheme", 5),
+        (QueryReach, "side", 7),
+    ],
+)
 def test_out_of_bounds_values_name_the_parameter_and_its_bounds(cls, name, value):
     figure = cls()
     low, high = figure.param[name].bounds
@@ -59,6 +64,7 @@ def test_clock_hands_refuses_an_odd_width():
 
 
 # --- 96 ---------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_budget_presets_come_from_data_and_render(preset):
@@ -88,6 +94,7 @@ def test_the_heads_count_is_not_a_slider():
 
 # --- 710 --------------------------------------------------------------------
 
+
 def test_clock_hands_draws_the_marker_at_pos_and_a_curve_that_ignores_pos():
     figure = ClockHands(pos=30, d_model=64)
     hands_sources = rendered_sources(figure.plots()[0])
@@ -96,14 +103,19 @@ def test_clock_hands_draws_the_marker_at_pos_and_a_curve_that_ignores_pos():
     markers = hands_sources[-1]
     np.testing.assert_allclose(markers["position"], 30)
     idx = encoding.hand_indices(64)
-    np.testing.assert_allclose(markers["value"], encoding.encoding([30], 64)[0][[2 * i for i in idx]])
+    np.testing.assert_allclose(
+        markers["value"], encoding.encoding([30], 64)[0][[2 * i for i in idx]]
+    )
 
     before = rendered_sources(figure.plots()[1])
     figure.pos = 77
     after = rendered_sources(figure.plots()[1])
     for solid_or_dashed in (0, 1):
-        np.testing.assert_allclose(before[solid_or_dashed]["PE(pos)·PE(pos+k)"],
-                                   after[solid_or_dashed]["PE(pos)·PE(pos+k)"], atol=1e-9)
+        np.testing.assert_allclose(
+            before[solid_or_dashed]["PE(pos)·PE(pos+k)"],
+            after[solid_or_dashed]["PE(pos)·PE(pos+k)"],
+            atol=1e-9,
+        )
     rows, closed = figure.dot_products(after[0]["offset k"])
     np.testing.assert_allclose(after[0]["PE(pos)·PE(pos+k)"], rows)
     np.testing.assert_allclose(after[1]["PE(pos)·PE(pos+k)"], closed)
@@ -116,14 +128,18 @@ def test_clock_hands_encoding_has_the_width_of_d_model():
 
 # --- 7256 -------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("k,m", [(7, 32), (1, 1), (32, 256), (8, 32)])
 def test_cost_curves_are_log10_of_the_closed_forms(k, m):
     figure = AttentionCost(k=k, m=m)
     sources = rendered_sources(figure.plots()[0])[:3]
     for source, scheme in zip(sources, cost.SCHEMES):
         sides = np.asarray(source["image side S (pixels)"])
-        expected = {"global": sides**4, "window": sides**2 * np.minimum(k, sides) ** 2,
-                    "axial": 2 * sides**2 * np.minimum(m, sides)}[scheme]
+        expected = {
+            "global": sides**4,
+            "window": sides**2 * np.minimum(k, sides) ** 2,
+            "axial": 2 * sides**2 * np.minimum(m, sides),
+        }[scheme]
         np.testing.assert_allclose(source["log10 entries per layer"], np.log10(expected))
 
 
@@ -134,6 +150,7 @@ def test_cost_readout_states_the_ratio_and_the_tie():
 
 
 # --- 4121 -------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("scheme", range(5))
 @pytest.mark.parametrize("where", [(8, 8), (0, 0), (15, 3)])
@@ -165,7 +182,7 @@ def test_rendering_and_updating_every_view_never_imports_pandas():
     code = """
 import sys
 from bokeh.document import Document
-from posviz.compose import view
+from posviz.compose.views import view
 from posviz.figures import FIGURES
 for name in ("topic-positional-encoding", "gallery"):
     view(name)[0].get_root(Document())
@@ -178,6 +195,7 @@ for cls in FIGURES.values():
             setattr(figure, name, parameter.bounds[1])
 print(sorted(m for m in ("pandas", "dateutil", "pytz") if m in sys.modules))
 """
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == "[]"

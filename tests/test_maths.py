@@ -7,8 +7,8 @@ import pytest
 
 from posviz.maths import budget, cost, encoding, reach
 
-
 # --- 710: sinusoidal encoding -------------------------------------------------
+
 
 @pytest.mark.parametrize("d_model", [2, 16, 64, 130])
 def test_encoding_matches_the_definition_entry_by_entry(d_model):
@@ -38,10 +38,15 @@ def test_fastest_hand_turns_once_every_two_pi():
 def test_dot_product_from_rows_equals_the_closed_form(pos):
     d_model, ks = 96, np.arange(0, 40)
     from_rows = encoding.dot_from_rows(pos, ks, d_model)
-    explicit = [np.einsum("d,d->", encoding.encoding([pos], d_model)[0],
-                          encoding.encoding([pos + k], d_model)[0]) for k in ks]
-    closed = [sum(math.cos(10000 ** (-2 * i / d_model) * k) for i in range(d_model // 2))
-              for k in ks]
+    explicit = [
+        np.einsum(
+            "d,d->", encoding.encoding([pos], d_model)[0], encoding.encoding([pos + k], d_model)[0]
+        )
+        for k in ks
+    ]
+    closed = [
+        sum(math.cos(10000 ** (-2 * i / d_model) * k) for i in range(d_model // 2)) for k in ks
+    ]
     np.testing.assert_allclose(from_rows, explicit, atol=1e-10)
     np.testing.assert_allclose(encoding.dot_closed_form(ks, d_model), closed, atol=1e-10)
     np.testing.assert_allclose(from_rows, closed, atol=1e-9)
@@ -58,12 +63,14 @@ def test_dot_product_does_not_depend_on_pos():
 def test_hand_speeds_do_not_depend_on_width():
     for d_model in (64, 128, 1024):
         omegas = encoding.frequencies(d_model)[encoding.hand_indices(d_model)]
-        np.testing.assert_allclose(omegas, [1, 10000 ** (-1 / 16), 10000 ** (-1 / 8),
-                                            10000 ** (-1 / 4)], rtol=1e-12)
+        np.testing.assert_allclose(
+            omegas, [1, 10000 ** (-1 / 16), 10000 ** (-1 / 8), 10000 ** (-1 / 4)], rtol=1e-12
+        )
     assert encoding.hand_indices(16) == sorted(set(encoding.hand_indices(16)))
 
 
 # --- 96: parameter budget -----------------------------------------------------
+
 
 def weight_shapes(d_model, d_ff, n_layers, vocab):
     """Every tensor of the model, written out like a state dict."""
@@ -101,8 +108,10 @@ def role_of(name):
     return f"{side} {kind}"
 
 
-@pytest.mark.parametrize("sizes", [(512, 2048, 6, 37000), (1024, 4096, 6, 37000),
-                                   (64, 256, 1, 1000), (320, 1280, 3, 12345)])
+@pytest.mark.parametrize(
+    "sizes",
+    [(512, 2048, 6, 37000), (1024, 4096, 6, 37000), (64, 256, 1, 1000), (320, 1280, 3, 12345)],
+)
 def test_budget_matches_a_hand_count_of_weight_shapes(sizes):
     expected = dict.fromkeys(budget.ROLES, 0)
     for name, shape in weight_shapes(*sizes).items():
@@ -123,6 +132,7 @@ def test_base_model_facts_the_figure_must_show():
 
 
 # --- 7256: attention cost -----------------------------------------------------
+
 
 def test_entries_against_loops_with_clipping():
     k, m = 9, 40
@@ -146,6 +156,7 @@ def test_window_and_axial_tie_where_k_squared_is_2m(k, m):
 
 # --- 4121: query reach --------------------------------------------------------
 
+
 def attended_by(side, r, c, scheme, g):
     """The pixels query (r, c) attends to, from each scheme's definition."""
     seen = set()
@@ -158,12 +169,17 @@ def attended_by(side, r, c, scheme, g):
             elif scheme == 2:
                 block = (r * side + c) // g.query_length
                 index = y * side + x
-                ok = block * g.query_length - g.memory_length <= index < (block + 1) * g.query_length
+                ok = (
+                    block * g.query_length - g.memory_length <= index < (block + 1) * g.query_length
+                )
             elif scheme == 3:
                 br, bc = r // g.block_height, c // g.block_width
-                ok = (br * g.block_height - g.memory_above <= y < (br + 1) * g.block_height
-                      and bc * g.block_width - g.memory_side <= x
-                      < (bc + 1) * g.block_width + g.memory_side)
+                ok = (
+                    br * g.block_height - g.memory_above <= y < (br + 1) * g.block_height
+                    and bc * g.block_width - g.memory_side
+                    <= x
+                    < (bc + 1) * g.block_width + g.memory_side
+                )
             else:
                 ok = y == r or x == c
             if ok:
@@ -181,9 +197,18 @@ def composed_reach(side, r, c, scheme, layers, g):
     return mask
 
 
-GEOMETRIES = [reach.Geometry(), reach.Geometry(window=5, query_length=5, memory_length=7,
-                                               block_height=3, block_width=2, memory_above=1,
-                                               memory_side=3)]
+GEOMETRIES = [
+    reach.Geometry(),
+    reach.Geometry(
+        window=5,
+        query_length=5,
+        memory_length=7,
+        block_height=3,
+        block_width=2,
+        memory_above=1,
+        memory_side=3,
+    ),
+]
 
 
 @pytest.mark.parametrize("scheme", range(5))

@@ -173,8 +173,13 @@ def test_slim_wheel_can_overwrite_its_source(tmp_path):
 def test_write_wheel_is_deterministic_with_correct_metadata(tmp_path):
     files = {"posviz/__init__.py": b"X = 1\n", "posviz/content/a.md": b"# A\n"}
     a = write_wheel(tmp_path / "a", "PosViz-Site", "0.1.0", files, requires=["panel==1.9.4"])
-    b = write_wheel(tmp_path / "b", "PosViz-Site", "0.1.0", dict(reversed(files.items())),
-                    requires=["panel==1.9.4"])
+    b = write_wheel(
+        tmp_path / "b",
+        "PosViz-Site",
+        "0.1.0",
+        dict(reversed(files.items())),
+        requires=["panel==1.9.4"],
+    )
     assert a.name == "posviz_site-0.1.0-py3-none-any.whl"
     assert a.read_bytes() == b.read_bytes()
     assert_record_matches(a)
@@ -230,10 +235,15 @@ class FakePip:
         elif args[0] == "wheel":
             src = Path(args[2])
             name, version = src.name.rsplit("-", 1)
-            write_wheel(out, name, version, {
-                f"{name}/__init__.py": b"",
-                f"{name}/setup_seen.py": (src / "setup.py").read_bytes(),
-            })
+            write_wheel(
+                out,
+                name,
+                version,
+                {
+                    f"{name}/__init__.py": b"",
+                    f"{name}/setup_seen.py": (src / "setup.py").read_bytes(),
+                },
+            )
 
     @staticmethod
     def _sdist(spec, out):
@@ -265,8 +275,11 @@ def test_collect_downloads_pinned_pure_wheels_once(tmp_path, fake_pip, monkeypat
     ]
     (args, _), _ = fake_pip.calls
     assert args[:3] == ["download", "--no-deps", "--only-binary=:all:"]
-    for flag, value in [("--python-version", "3.12"), ("--platform", "any"),
-                        ("--implementation", "py")]:
+    for flag, value in [
+        ("--python-version", "3.12"),
+        ("--platform", "any"),
+        ("--implementation", "py"),
+    ]:
         assert args[args.index(flag) + 1] == value
     assert "narwhals==2.0.0" in args
     assert {p.stat().st_mode & 0o777 for p in first} == {0o644}

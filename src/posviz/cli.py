@@ -9,7 +9,7 @@ from pathlib import Path
 from posviz import content
 
 
-def check_content(root=None) -> content.Site | None:
+def check_content(root=None) -> content.Library | None:
     """Load and validate content; on problems print them as file:line and return None."""
     try:
         return content.load(root)
@@ -38,16 +38,30 @@ def cmd_serve(args) -> int:
     folder = Path(tempfile.gettempdir()) / f"posviz-entries-{args.port}"
     watched = sorted(content.default_root().rglob("*.md")) if args.dev else []
     scripts = write_entries(routes(site), folder, watch=watched)
-    command = [sys.executable, "-m", "panel", "serve", *map(str, scripts),
-               "--port", str(args.port), "--address", args.address, "--index", HOME,
-               "--num-procs", "1"]
+    command = [
+        sys.executable,
+        "-m",
+        "panel",
+        "serve",
+        *map(str, scripts),
+        "--port",
+        str(args.port),
+        "--address",
+        args.address,
+        "--index",
+        HOME,
+        "--num-procs",
+        "1",
+    ]
     if args.show:
         command.append("--show")
     if args.dev:
         command.append("--autoreload")
     command += args.panel_args
-    print(f"posviz: serving {len(scripts)} dashboards at http://{args.address}:{args.port}/",
-          flush=True)
+    print(
+        f"posviz: serving {len(scripts)} dashboards at http://{args.address}:{args.port}/",
+        flush=True,
+    )
     return run_panel(command)
 
 
@@ -61,7 +75,7 @@ def run_panel(command: list[str]) -> int:
 def cmd_build(args) -> int:
     if check_content() is None:
         return 1
-    from posviz.build.site import build
+    from posviz.build.export import build
 
     return build(Path(args.out), cdn=args.cdn)
 
@@ -81,11 +95,16 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=5006)
     serve.add_argument("--address", default="localhost")
     serve.add_argument("--show", action="store_true", help="open a browser")
-    serve.add_argument("--dev", action="store_true",
-                       help="reload when code or content changes (for maintainers)")
-    serve.add_argument("panel_args", nargs="*", metavar="-- PANEL_ARG",
-                       help="after --, options passed on to panel serve as they are "
-                            "(e.g. -- --check-unused-sessions 1000)")
+    serve.add_argument(
+        "--dev", action="store_true", help="reload when code or content changes (for maintainers)"
+    )
+    serve.add_argument(
+        "panel_args",
+        nargs="*",
+        metavar="-- PANEL_ARG",
+        help="after --, options passed on to panel serve as they are "
+        "(e.g. -- --check-unused-sessions 1000)",
+    )
     serve.set_defaults(run=cmd_serve)
 
     check = commands.add_parser("check", help="validate content/")
@@ -94,8 +113,9 @@ def parser() -> argparse.ArgumentParser:
 
     build = commands.add_parser("build", help="build the static offline site")
     build.add_argument("--out", default="site")
-    build.add_argument("--cdn", action="store_true",
-                       help="small variant that loads the runtime from public CDNs")
+    build.add_argument(
+        "--cdn", action="store_true", help="small variant that loads the runtime from public CDNs"
+    )
     build.set_defaults(run=cmd_build)
 
     pyodide = commands.add_parser("pyodide", help="assemble the verified Pyodide distribution")

@@ -108,7 +108,7 @@ class FigureUse:
 
 
 @dataclass(frozen=True)
-class Site:
+class Library:
     pages: dict[str, Page]
     topics: dict[str, Topic]
 
@@ -126,10 +126,12 @@ class Site:
         return seen
 
     def figure_uses(self, topic: Topic) -> list[FigureUse]:
-        return [FigureUse(figure_id, self.pages[slug], section)
-                for slug in topic.pages
-                for section in self.pages[slug].sections
-                for figure_id in section.figures]
+        return [
+            FigureUse(figure_id, self.pages[slug], section)
+            for slug in topic.pages
+            for section in self.pages[slug].sections
+            for figure_id in section.figures
+        ]
 
     def tags(self, topic: Topic) -> list[tuple[str, int]]:
         counts = Counter(tag for slug in topic.pages for tag in set(self.pages[slug].tags))
@@ -149,8 +151,7 @@ def ordered(slugs, prerequisites) -> list[str]:
     remaining = list(slugs)
     done: list[str] = []
     while remaining:
-        ready = next((s for s in remaining
-                      if not (prerequisites(s) & set(remaining) - {s})), None)
+        ready = next((s for s in remaining if not (prerequisites(s) & set(remaining) - {s})), None)
         if ready is None:
             raise ValueError(f"pages build on each other in a cycle: {', '.join(remaining)}")
         remaining.remove(ready)
@@ -159,6 +160,7 @@ def ordered(slugs, prerequisites) -> list[str]:
 
 
 # --- reading files ------------------------------------------------------------
+
 
 @dataclass
 class _Source:
@@ -196,7 +198,7 @@ def _split(path: Path, problems: list[Problem]) -> _Source | None:
         problems.append(Problem(path, 2, "front matter must be a mapping of 'field: value'"))
         return None
     key_lines = {key.value: key.start_mark.line + 2 for key, _ in (node.value if node else [])}
-    return _Source(path, meta, key_lines, lines[end + 1:], end + 2)
+    return _Source(path, meta, key_lines, lines[end + 1 :], end + 2)
 
 
 def _fields(source: _Source, required, problems) -> dict | None:
@@ -206,8 +208,11 @@ def _fields(source: _Source, required, problems) -> dict | None:
     for name in required:
         value = source.meta.get(name)
         if name in LIST_FIELDS and name in source.meta and not isinstance(value, list):
-            problems.append(Problem(source.path, source.key_lines[name],
-                                    f"'{name}' must be a list, like [a, b]"))
+            problems.append(
+                Problem(
+                    source.path, source.key_lines[name], f"'{name}' must be a list, like [a, b]"
+                )
+            )
             missing.append(name)
     return None if missing else source.meta
 
@@ -233,35 +238,50 @@ def _sections(source: _Source, figure_ids, problems) -> tuple[Section, ...]:
         if match := SECTION.match(line):
             close_section()
             if match.group(1) is None:
-                problems.append(Problem(source.path, number,
-                                        f"section '{match.group(2)}' has no number; "
-                                        "write '## 1. Title'"))
+                problems.append(
+                    Problem(
+                        source.path,
+                        number,
+                        f"section '{match.group(2)}' has no number; write '## 1. Title'",
+                    )
+                )
                 heading = (0, match.group(2), number)
             else:
                 expected = len(sections) + 1
                 if int(match.group(1)) != expected:
-                    problems.append(Problem(source.path, number,
-                                            f"section number {match.group(1)} should be {expected}"))
+                    problems.append(
+                        Problem(
+                            source.path,
+                            number,
+                            f"section number {match.group(1)} should be {expected}",
+                        )
+                    )
                 heading = (int(match.group(1)), match.group(2), number)
         elif match := FIGURE.match(line.strip()):
             close_chunk()
             ref = match.group(1)
             if not ref.isdigit() or int(ref) not in figure_ids:
                 known = ", ".join(str(i) for i in sorted(figure_ids))
-                problems.append(Problem(source.path, number,
-                                        f"unknown figure id '{ref}' (known: {known})"))
+                problems.append(
+                    Problem(source.path, number, f"unknown figure id '{ref}' (known: {known})")
+                )
             elif heading is None:
                 problems.append(Problem(source.path, number, "a figure must be inside a section"))
             else:
                 blocks.append(int(ref))
         elif heading is None and line.strip():
-            problems.append(Problem(source.path, number,
-                                    "text before the first section; start with '## 1. Title'"))
+            problems.append(
+                Problem(
+                    source.path, number, "text before the first section; start with '## 1. Title'"
+                )
+            )
         else:
             chunk.append(line)
     close_section()
     if not sections:
-        problems.append(Problem(source.path, source.body_start, "a page needs at least one section"))
+        problems.append(
+            Problem(source.path, source.body_start, "a page needs at least one section")
+        )
     return tuple(sections)
 
 
@@ -271,11 +291,23 @@ def _page(source: _Source, figure_ids, problems) -> Page | None:
     if meta is None:
         return None
     if meta["kind"] not in PAGE_KINDS:
-        problems.append(Problem(source.path, source.key_lines["kind"],
-                                f"kind must be one of {', '.join(PAGE_KINDS)}, not {meta['kind']!r}"))
-    return Page(str(meta["slug"]), str(meta["title"]), str(meta["kind"]),
-                tuple(map(str, meta["builds_on"])), tuple(map(str, meta["tags"])),
-                str(meta["summary"]), sections, source.path)
+        problems.append(
+            Problem(
+                source.path,
+                source.key_lines["kind"],
+                f"kind must be one of {', '.join(PAGE_KINDS)}, not {meta['kind']!r}",
+            )
+        )
+    return Page(
+        str(meta["slug"]),
+        str(meta["title"]),
+        str(meta["kind"]),
+        tuple(map(str, meta["builds_on"])),
+        tuple(map(str, meta["tags"])),
+        str(meta["summary"]),
+        sections,
+        source.path,
+    )
 
 
 def _topic(source: _Source, problems) -> Topic | None:
@@ -283,9 +315,16 @@ def _topic(source: _Source, problems) -> Topic | None:
     if meta is None:
         return None
     text = "\n".join(source.body).strip()
-    return Topic(str(meta["slug"]), str(meta["title"]), str(meta["category"]),
-                 str(meta["intro"]), tuple(map(str, meta["read_first"])),
-                 tuple(map(str, meta["pages"])), text, source.path)
+    return Topic(
+        str(meta["slug"]),
+        str(meta["title"]),
+        str(meta["category"]),
+        str(meta["intro"]),
+        tuple(map(str, meta["read_first"])),
+        tuple(map(str, meta["pages"])),
+        text,
+        source.path,
+    )
 
 
 def _unique(items, sources, problems, what) -> dict:
@@ -293,9 +332,13 @@ def _unique(items, sources, problems, what) -> dict:
     for item in items:
         if item.slug in by_slug:
             first = by_slug[item.slug]
-            problems.append(Problem(item.path, sources[item.path].key_lines["slug"],
-                                    f"duplicate {what} slug '{item.slug}' "
-                                    f"(also in {first.path})"))
+            problems.append(
+                Problem(
+                    item.path,
+                    sources[item.path].key_lines["slug"],
+                    f"duplicate {what} slug '{item.slug}' (also in {first.path})",
+                )
+            )
         else:
             by_slug[item.slug] = item
     return by_slug
@@ -308,20 +351,34 @@ def _check_links(pages, topics, sources, problems):
     for page in pages.values():
         for slug in page.builds_on:
             if slug not in pages:
-                problems.append(Problem(page.path, line_of(page, "builds_on"),
-                                        f"builds on '{slug}', which is no page's slug"))
+                problems.append(
+                    Problem(
+                        page.path,
+                        line_of(page, "builds_on"),
+                        f"builds on '{slug}', which is no page's slug",
+                    )
+                )
     for topic in topics.values():
         for key in ("read_first", "pages"):
             for slug in getattr(topic, key):
                 if slug not in pages:
-                    problems.append(Problem(topic.path, line_of(topic, key),
-                                            f"{key} names '{slug}', which is no page's slug"))
+                    problems.append(
+                        Problem(
+                            topic.path,
+                            line_of(topic, key),
+                            f"{key} names '{slug}', which is no page's slug",
+                        )
+                    )
     for cycle in _cycles(pages):
         for slug in cycle:
             page = pages[slug]
-            problems.append(Problem(page.path, line_of(page, "builds_on"),
-                                    "pages build on each other in a cycle: "
-                                    + " → ".join([*cycle, cycle[0]])))
+            problems.append(
+                Problem(
+                    page.path,
+                    line_of(page, "builds_on"),
+                    "pages build on each other in a cycle: " + " → ".join([*cycle, cycle[0]]),
+                )
+            )
 
 
 def _cycles(pages) -> list[list[str]]:
@@ -334,7 +391,7 @@ def _cycles(pages) -> list[list[str]]:
             if nxt not in pages:
                 continue
             if state.get(nxt) == "open":
-                cycles.append(trail[trail.index(nxt):])
+                cycles.append(trail[trail.index(nxt) :])
             elif nxt not in state:
                 visit(nxt, [*trail, nxt])
         state[slug] = "done"
@@ -356,7 +413,7 @@ def default_root() -> Path:
     raise FileNotFoundError("no content folder found; set POSVIZ_CONTENT to one")
 
 
-def load(root: Path | None = None, figure_ids=None) -> Site:
+def load(root: Path | None = None, figure_ids=None) -> Library:
     """Read and validate every page and topic under ``root``."""
     root = Path(root) if root else default_root()
     if figure_ids is None:
@@ -370,8 +427,11 @@ def load(root: Path | None = None, figure_ids=None) -> Site:
             if source is None:
                 continue
             sources[path] = source
-            item = (reader(source, figure_ids, problems) if folder == "pages"
-                    else reader(source, problems))
+            item = (
+                reader(source, figure_ids, problems)
+                if folder == "pages"
+                else reader(source, problems)
+            )
             if item is not None:
                 (pages if folder == "pages" else topics).append(item)
     if not pages and not problems:
@@ -381,4 +441,4 @@ def load(root: Path | None = None, figure_ids=None) -> Site:
     _check_links(page_map, topic_map, sources, problems)
     if problems:
         raise ContentError(problems)
-    return Site(page_map, topic_map)
+    return Library(page_map, topic_map)

@@ -16,9 +16,15 @@ import pytest
 
 CHROMIUM = "/usr/bin/chromium"
 LOOPBACK = {"127.0.0.1", "localhost", "[::1]", "::1"}
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 # Fingerprint of the data a named Bokeh plot draws: per renderer, per column,
 # length and sum. It changes whenever the plotted data does.
@@ -115,20 +121,27 @@ def wait_for_plot(page, name: str, timeout: float = 30_000):
 
 
 def press_on_slider(page, figure_index: int, slider_index: int, key: str = "ArrowRight"):
-    handle = page.locator(".posviz-figure").nth(figure_index).locator(".noUi-handle").nth(
-        slider_index)
+    handle = (
+        page.locator(".posviz-figure").nth(figure_index).locator(".noUi-handle").nth(slider_index)
+    )
     handle.focus()
     handle.press(key)
 
 
 def slider_title(page, figure_index: int, slider_index: int) -> str:
-    return page.locator(".posviz-figure").nth(figure_index).locator(".bk-slider-title").nth(
-        slider_index).inner_text()
+    return (
+        page.locator(".posviz-figure")
+        .nth(figure_index)
+        .locator(".bk-slider-title")
+        .nth(slider_index)
+        .inner_text()
+    )
 
 
 def wait_for_change(page, name: str, before: str, timeout: float = 15_000) -> str:
-    page.wait_for_function(f"(before) => ({FINGERPRINT_JS})({name!r}) !== before", arg=before,
-                           timeout=timeout)
+    page.wait_for_function(
+        f"(before) => ({FINGERPRINT_JS})({name!r}) !== before", arg=before, timeout=timeout
+    )
     return fingerprint(page, name)
 
 
@@ -136,9 +149,20 @@ def wait_for_change(page, name: str, before: str, timeout: float = 15_000) -> st
 def served():
     """`posviz serve` on a free loopback port, for the whole module."""
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "posviz.cli", "serve", "--port", str(port),
-                                "--address", "127.0.0.1"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "posviz.cli",
+            "serve",
+            "--port",
+            str(port),
+            "--address",
+            "127.0.0.1",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         wait_for_http(f"http://127.0.0.1:{port}/", 60, process)
         yield f"http://127.0.0.1:{port}"

@@ -6,14 +6,23 @@ import threading
 
 import pytest
 
-from tests.ui.conftest import (FINGERPRINT_JS, press_on_slider, slider_title, wait_for_change,
-                               wait_for_plot)
+from tests.ui.conftest import (
+    FINGERPRINT_JS,
+    press_on_slider,
+    slider_title,
+    wait_for_change,
+    wait_for_plot,
+)
 
 pytestmark = pytest.mark.browser
 LIVE = 120_000  # a cold Pyodide start on 2 cores takes ~10 s; leave room for a loaded CI
 
-PLOTS = {96: "posviz-96-bars", 710: "posviz-710-hands", 7256: "posviz-7256-cost",
-         4121: "posviz-4121-layers1"}
+PLOTS = {
+    96: "posviz-96-bars",
+    710: "posviz-710-hands",
+    7256: "posviz-7256-cost",
+    4121: "posviz-4121-layers1",
+}
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -52,7 +61,10 @@ def test_topic_page_goes_live_offline_and_every_figure_answers(static_site, page
         assert abs(before["y"] - after["y"]) <= 2 and abs(before["height"] - after["height"]) <= 2
     assert page.locator("ol.reading li").count() == 2
     assert page.locator(".chip").all_inner_texts() == [
-        "Self-attention 2", "Efficient attention 1", "Transformers 1"]
+        "Self-attention 2",
+        "Efficient attention 1",
+        "Transformers 1",
+    ]
     for index, (figure_id, plot) in enumerate(PLOTS.items()):
         before = wait_for_plot(page, plot)
         press_on_slider(page, index, 0)
@@ -80,7 +92,9 @@ def test_deep_link_sets_a_slider_in_the_export(static_site, page, blocked):
     assert slider_title(page, 0, 0) == "pos: 30"
     page.wait_for_function(  # the plot follows the slider: four marks at x = 30
         f"() => ({FINGERPRINT_JS})({PLOTS[710]!r}).split(' ; ').at(-1)"
-        ".startsWith('position:4:120.000000')", timeout=15_000)
+        ".startsWith('position:4:120.000000')",
+        timeout=15_000,
+    )
     assert blocked == []
 
 

@@ -2,14 +2,23 @@
 
 import pytest
 
-from tests.ui.conftest import (fingerprint, press_on_slider, slider_title, wait_for_change,
-                               wait_for_plot)
+from tests.ui.conftest import (
+    fingerprint,
+    press_on_slider,
+    slider_title,
+    wait_for_change,
+    wait_for_plot,
+)
 
 pytestmark = pytest.mark.browser
 
 # (figure id, plot to watch, index of the slider moved in that figure)
-FIGURES = [(96, "posviz-96-bars", 0), (710, "posviz-710-hands", 0),
-           (7256, "posviz-7256-cost", 0), (4121, "posviz-4121-layers1", 0)]
+FIGURES = [
+    (96, "posviz-96-bars", 0),
+    (710, "posviz-710-hands", 0),
+    (7256, "posviz-7256-cost", 0),
+    (4121, "posviz-4121-layers1", 0),
+]
 
 
 def test_topic_page_reads_right_and_every_figure_answers_its_slider(served, page, blocked):
@@ -33,7 +42,10 @@ def test_topic_page_reads_right_and_every_figure_answers_its_slider(served, page
         "4. Axes: Attention One Axis at a Time",
     ]
     assert page.locator(".chip").all_inner_texts() == [
-        "Self-attention 2", "Efficient attention 1", "Transformers 1"]
+        "Self-attention 2",
+        "Efficient attention 1",
+        "Transformers 1",
+    ]
 
     for index, (figure_id, plot, slider) in enumerate(FIGURES):
         before = wait_for_plot(page, plot)
@@ -51,8 +63,10 @@ def test_deep_link_sets_the_slider_and_the_plot(served, page):
     marker = fingerprint(page, "posviz-710-hands").split(" ; ")[-1]
     assert marker.startswith("position:4:120.000000")  # four marks at x = 30
     assert page.get_by_text("query at row 9, column 8 of a 10×10 image").is_visible()
-    assert page.locator(".posviz-notice").count() == 0 or not page.locator(
-        ".posviz-notice").is_visible()
+    assert (
+        page.locator(".posviz-notice").count() == 0
+        or not page.locator(".posviz-notice").is_visible()
+    )
 
 
 def test_figure_view_takes_bare_names_and_links_back(served, page):
@@ -64,8 +78,10 @@ def test_figure_view_takes_bare_names_and_links_back(served, page):
 
 
 def test_bad_deep_link_shows_a_notice_and_the_page_still_works(served, page, blocked):
-    page.goto(f"{served}/topic-positional-encoding?710.pos=abc&4121.side=999&zzz=1"
-              "&%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E=1")
+    page.goto(
+        f"{served}/topic-positional-encoding?710.pos=abc&4121.side=999&zzz=1"
+        "&%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E=1"
+    )
     wait_for_plot(page, "posviz-710-hands")
     notice = page.locator(".posviz-notice")
     notice.wait_for(state="visible")

@@ -73,8 +73,7 @@ def _digest(path: Path) -> str:
 def _rewrite(wheel: Path, compiled: Path, dest: Path) -> Path:
     """``wheel`` with its modules replaced (or joined) by the compiled ones."""
     with zipfile.ZipFile(wheel) as archive:
-        files = {name: archive.read(name) for name in archive.namelist()
-                 if not name.endswith("/")}
+        files = {name: archive.read(name) for name in archive.namelist() if not name.endswith("/")}
     dist_info = _wheel_dist_info(list(files), wheel)
     keep_source = wheel.name.split("-")[0] in KEEP_SOURCE
     for pyc in sorted(compiled.rglob("*.pyc")):
@@ -101,12 +100,17 @@ def compile_wheels(wheels: list[Path], dist: Path, cache: Path) -> tuple[list[Pa
             for wheel in todo:
                 shutil.copy2(wheel, work / "in" / wheel.name)
             script = work / "compile.mjs"
-            script.write_text(NODE_SCRIPT % {
-                "module": json.dumps((dist / "pyodide.mjs").as_uri()),
-                "python": json.dumps(COMPILE % {"site": SITE_PACKAGES}),
-            }, "utf-8")
-            result = subprocess.run(["node", str(script), str(dist), str(work)],
-                                    capture_output=True, text=True)
+            script.write_text(
+                NODE_SCRIPT
+                % {
+                    "module": json.dumps((dist / "pyodide.mjs").as_uri()),
+                    "python": json.dumps(COMPILE % {"site": SITE_PACKAGES}),
+                },
+                "utf-8",
+            )
+            result = subprocess.run(
+                ["node", str(script), str(dist), str(work)], capture_output=True, text=True
+            )
             if result.returncode:
                 tail = (result.stderr or result.stdout)[-2000:]
                 raise RuntimeError(f"compiling bytecode in Pyodide failed:\n{tail}")

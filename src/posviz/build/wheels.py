@@ -262,8 +262,12 @@ def slim_wheel(src: Path, dest_dir: Path) -> Path:
     out = _write_wheel_archive(Path(dest_dir) / src.name, dist_info, kept)
     log.info(
         "slimmed %s: %d files, %d dropped, %d emptied; %.2f -> %.2f MB",
-        src.name, len(names), list(actions.values()).count("drop"),
-        list(actions.values()).count("stub"), src.stat().st_size / 1e6, out.stat().st_size / 1e6,
+        src.name,
+        len(names),
+        list(actions.values()).count("drop"),
+        list(actions.values()).count("stub"),
+        src.stat().st_size / 1e6,
+        out.stat().st_size / 1e6,
     )
     return out
 
@@ -276,7 +280,11 @@ def _pip(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> None:
     started = time.perf_counter()
     try:
         subprocess.run(
-            cmd, cwd=cwd, check=True, capture_output=True, text=True,
+            cmd,
+            cwd=cwd,
+            check=True,
+            capture_output=True,
+            text=True,
             env={**os.environ, **(env or {})},
         )
     except subprocess.CalledProcessError as exc:
@@ -297,7 +305,7 @@ def _patch_markupsafe(src_dir: Path) -> None:
             f"{setup}: expected the line `{needle} ...` to switch speedups off; this "
             "markupsafe version changed its setup.py, adapt `_patch_markupsafe`"
         )
-    setup.write_text(text.replace(needle, prefix + "False and " + needle[len(prefix):], 1))
+    setup.write_text(text.replace(needle, prefix + "False and " + needle[len(prefix) :], 1))
 
 
 @dataclass(frozen=True)
@@ -363,9 +371,20 @@ def _fetch_raw_wheel(name: str, version: str, raw_dir: Path) -> Path:
             (wheel,) = (work / "built").glob("*.whl")
         else:
             _pip(
-                ["download", "--no-deps", "--only-binary=:all:",
-                 "--python-version", PYTHON_VERSION, "--platform", "any",
-                 "--implementation", "py", spec, "-d", "dl"],
+                [
+                    "download",
+                    "--no-deps",
+                    "--only-binary=:all:",
+                    "--python-version",
+                    PYTHON_VERSION,
+                    "--platform",
+                    "any",
+                    "--implementation",
+                    "py",
+                    spec,
+                    "-d",
+                    "dl",
+                ],
                 work,
             )
             (wheel,) = (work / "dl").glob("*.whl")

@@ -26,8 +26,9 @@ def parse(raw: str, parameter: param.Parameter):
         return raw
     if isinstance(parameter, param.Integer):
         if not re.fullmatch(r"-?[0-9]{1,9}", raw):
-            raise ValueError(f"must be a whole number from {parameter.bounds[0]} "
-                             f"to {parameter.bounds[1]}")
+            raise ValueError(
+                f"must be a whole number from {parameter.bounds[0]} to {parameter.bounds[1]}"
+            )
         return int(raw)
     raise ValueError("cannot be set from a link")
 
@@ -38,8 +39,13 @@ class DeepLinks:
     def __init__(self, figures: dict[int, object], single: bool):
         self.figures = figures
         self.single = single
-        self.notice = pn.pane.HTML("", visible=False, css_classes=["posviz-notice"],
-                                   stylesheets=[NOTICE_CSS], sizing_mode="stretch_width")
+        self.notice = pn.pane.HTML(
+            "",
+            visible=False,
+            css_classes=["posviz-notice"],
+            stylesheets=[NOTICE_CSS],
+            sizing_mode="stretch_width",
+        )
         self._seen_search = None
         self._pushing = False
         location = pn.state.location
@@ -50,8 +56,9 @@ class DeepLinks:
         location.param.watch(lambda event: self.apply(event.new), "search")
         for figure_id, figure in figures.items():
             # A batched change (a preset moving several sliders) arrives as one call.
-            figure.param.watch(lambda *events, fid=figure_id: self.push(fid, *events),
-                               figure.sliders())
+            figure.param.watch(
+                lambda *events, fid=figure_id: self.push(fid, *events), figure.sliders()
+            )
 
     def key(self, figure_id: int, name: str) -> str:
         return name if self.single else f"{figure_id}.{name}"
@@ -95,8 +102,11 @@ class DeepLinks:
                     setattr(figure, name, value)
                 except ValueError as why:
                     low, high = figure.param[name].bounds
-                    reason = (f"must be from {low} to {high}" if not low <= value <= high
-                              else str(why).split("' ", 1)[-1])
+                    reason = (
+                        f"must be from {low} to {high}"
+                        if not low <= value <= high
+                        else str(why).split("' ", 1)[-1]
+                    )
                     problems.append(f"{key}={raw}: {reason}")
         self.show(problems)
 
@@ -105,15 +115,15 @@ class DeepLinks:
             self.notice.visible = False
             return
         items = "".join(f"<li>{html.escape(problem)}</li>" for problem in problems)
-        self.notice.object = (f"<strong>Some link settings were ignored</strong>"
-                              f"<ul>{items}</ul>")
+        self.notice.object = f"<strong>Some link settings were ignored</strong><ul>{items}</ul>"
         self.notice.visible = True
 
     def push(self, figure_id: int, *events):
         self._pushing = True
         try:
-            self.location.update_query(**{self.key(figure_id, event.name): event.new
-                                          for event in events})
+            self.location.update_query(
+                **{self.key(figure_id, event.name): event.new for event in events}
+            )
         finally:
             self._pushing = False
         self._seen_search = self.location.search

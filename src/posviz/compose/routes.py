@@ -8,7 +8,7 @@ import os
 import sys
 from dataclasses import dataclass
 
-from posviz.content import Site
+from posviz.content import Library
 
 HOME = "index"
 GALLERY = "gallery"
@@ -35,18 +35,19 @@ def figure_route(figure_id: int) -> str:
     return f"figure-{figure_id}"
 
 
-def routes(site: Site) -> list[Route]:
+def routes(library: Library) -> list[Route]:
     from posviz.figures import FIGURES
 
     found = [Route(HOME, "home", None, "posviz")]
-    for topic in site.topics.values():
-        figures = tuple(use.figure_id for use in site.figure_uses(topic))
+    for topic in library.topics.values():
+        figures = tuple(use.figure_id for use in library.figure_uses(topic))
         found.append(Route(topic_route(topic.slug), "topic", topic.slug, topic.title, figures))
-    for page in site.pages.values():
+    for page in library.pages.values():
         found.append(Route(page_route(page.slug), "page", page.slug, page.title, page.figures))
     for figure_id, figure in FIGURES.items():
-        found.append(Route(figure_route(figure_id), "figure", figure_id, figure.title,
-                           (figure_id,)))
+        found.append(
+            Route(figure_route(figure_id), "figure", figure_id, figure.title, (figure_id,))
+        )
     found.append(Route(GALLERY, "gallery", None, "All figures", tuple(FIGURES)))
     return found
 

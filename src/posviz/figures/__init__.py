@@ -16,8 +16,10 @@ _BY_NAME["Figure"] = "posviz.figures.base"
 
 def __getattr__(name):
     if name == "FIGURES":
-        figures = {figure_id: getattr(import_module(module), cls)
-                   for figure_id, (module, cls) in FIGURE_CLASSES.items()}
+        figures = {
+            figure_id: getattr(import_module(module), cls)
+            for figure_id, (module, cls) in FIGURE_CLASSES.items()
+        }
         globals()["FIGURES"] = figures
         return figures
     if name in _BY_NAME:

@@ -23,8 +23,18 @@ class AttentionCost(Figure):
         "the span, they are clipped to the image side."
     )
 
-    k = Slider(default=7, bounds=(1, 32), label="k (window side)", doc="Side of the local window, k×k pixels.")
-    m = Slider(default=32, bounds=(1, 256), label="m (axial span)", doc="Pixels one axial pass attends along its axis.")
+    k = Slider(
+        default=7,
+        bounds=(1, 32),
+        label="k (window side)",
+        doc="Side of the local window, k×k pixels.",
+    )
+    m = Slider(
+        default=32,
+        bounds=(1, 256),
+        label="m (axial span)",
+        doc="Pixels one axial pass attends along its axis.",
+    )
 
     def entries(self, sides) -> dict[str, np.ndarray]:
         return cost.entries(sides, self.k, self.m)
@@ -32,15 +42,24 @@ class AttentionCost(Figure):
     @param.depends("k", "m")
     def cost_plot(self):
         curves = [
-            hv.Curve((SIDES, np.log10(values)), "image side S (pixels)",
-                     "log10 entries per layer", label=LABELS[scheme])
-            .opts(color=COLOURS[scheme], line_width=3 if scheme != "global" else 2)
+            hv.Curve(
+                (SIDES, np.log10(values)),
+                "image side S (pixels)",
+                "log10 entries per layer",
+                label=LABELS[scheme],
+            ).opts(color=COLOURS[scheme], line_width=3 if scheme != "global" else 2)
             for scheme, values in self.entries(SIDES).items()
         ]
         tie = hv.VLine(self.k).opts(color="#999999", line_dash="dotted")
         return hv.Overlay([*curves, tie]).opts(
-            width=620, height=320, legend_position="top_left", show_grid=True,
-            ylim=(0, 10), xlim=(1, 256), logx=True, title=f"k = {self.k}, m = {self.m}",
+            width=620,
+            height=320,
+            legend_position="top_left",
+            show_grid=True,
+            ylim=(0, 10),
+            xlim=(1, 256),
+            logx=True,
+            title=f"k = {self.k}, m = {self.m}",
             hooks=[name_plot(f"posviz-{self.figure_id}-cost")],
         )
 
@@ -49,8 +68,13 @@ class AttentionCost(Figure):
 
     def readout(self) -> str:
         ratio = cost.window_to_axial(self.k, self.m)
-        verdict = ("they tie" if ratio == 1 else
-                   "the window is cheaper" if ratio < 1 else "axial is cheaper")
+        verdict = (
+            "they tie"
+            if ratio == 1
+            else "the window is cheaper"
+            if ratio < 1
+            else "axial is cheaper"
+        )
         clipped = []
         if self.k > 1:
             clipped.append(f"the window is clipped to S for S < {self.k}")
@@ -58,7 +82,7 @@ class AttentionCost(Figure):
             clipped.append(f"the span is clipped to S for S < {self.m}")
         return (
             f"k = **{self.k}**, m = **{self.m}** · window / axial = k²/(2m) = "
-            f"{self.k ** 2}/{2 * self.m} = **{ratio:.2f}**: {verdict} "
+            f"{self.k**2}/{2 * self.m} = **{ratio:.2f}**: {verdict} "
             f"(on images large enough for neither to be clipped).  \n"
             f"The dotted line marks S = k; {'; '.join(clipped) or 'nothing is clipped'}."
         )

@@ -23,8 +23,10 @@ hv.Image.datatype = ["grid", "image", "dictionary"]
 # and no default tools (fewer Bokeh models to build and ship on every page).
 # A figure that wants hover asks for it with tools=["hover"].
 hv.opts.defaults(
-    *[getattr(hv.opts, element)(default_tools=[], toolbar=None)
-      for element in ("Curve", "Scatter", "Bars", "Image", "Labels")],
+    *[
+        getattr(hv.opts, element)(default_tools=[], toolbar=None)
+        for element in ("Curve", "Scatter", "Bars", "Image", "Labels")
+    ],
     hv.opts.Overlay(toolbar=None),
 )
 

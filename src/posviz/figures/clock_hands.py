@@ -23,8 +23,10 @@ def _hand_table(d_model: int) -> np.ndarray:
 
 @lru_cache(maxsize=64)
 def _offset_curves(pos: int, d_model: int) -> tuple[np.ndarray, np.ndarray]:
-    return (encoding.dot_from_rows(pos, OFFSETS, d_model),
-            encoding.dot_closed_form(OFFSETS, d_model))
+    return (
+        encoding.dot_from_rows(pos, OFFSETS, d_model),
+        encoding.dot_closed_form(OFFSETS, d_model),
+    )
 
 
 class ClockHands(Figure):
@@ -40,15 +42,22 @@ class ClockHands(Figure):
     )
 
     pos = Slider(default=12, bounds=(0, 100), label="pos", doc="The position marked on the left.")
-    d_model = EvenSlider(default=128, bounds=(16, 1024), step=16, label="d_model",
-                     doc="Width of the encoding (even): d_model/2 hands.")
+    d_model = EvenSlider(
+        default=128,
+        bounds=(16, 1024),
+        step=16,
+        label="d_model",
+        doc="Width of the encoding (even): d_model/2 hands.",
+    )
 
     def encoding(self, positions) -> np.ndarray:
         return encoding.encoding(positions, self.d_model)
 
     def dot_products(self, ks) -> tuple[np.ndarray, np.ndarray]:
-        return (encoding.dot_from_rows(self.pos, ks, self.d_model),
-                encoding.dot_closed_form(ks, self.d_model))
+        return (
+            encoding.dot_from_rows(self.pos, ks, self.d_model),
+            encoding.dot_closed_form(ks, self.d_model),
+        )
 
     def offset_curves(self) -> tuple[np.ndarray, np.ndarray]:
         """Both dot-product curves over OFFSETS, computed once per (pos, d_model)."""
@@ -63,40 +72,60 @@ class ClockHands(Figure):
     def hand_curves(self):
         """The hands' sine curves: they change with d_model only, so a pos step resends none."""
         table = _hand_table(self.d_model)
-        return hv.Overlay([
-            hv.Curve((POSITIONS, table[:, n]), "position", "value",
-                     label=f"dim {2 * i}: one turn per {2 * math.pi / omega:.1f}")
-            .opts(color=PALETTE[n], line_width=2)
-            for n, (i, omega) in enumerate(self.hands())
-        ])
+        return hv.Overlay(
+            [
+                hv.Curve(
+                    (POSITIONS, table[:, n]),
+                    "position",
+                    "value",
+                    label=f"dim {2 * i}: one turn per {2 * math.pi / omega:.1f}",
+                ).opts(color=PALETTE[n], line_width=2)
+                for n, (i, omega) in enumerate(self.hands())
+            ]
+        )
 
     @param.depends("pos", "d_model")
     def pos_marks(self):
         at_pos = self.encoding([self.pos])[0]
-        marks = hv.Scatter([(self.pos, at_pos[2 * i]) for i, _ in self.hands()],
-                           "position", "value")
+        marks = hv.Scatter(
+            [(self.pos, at_pos[2 * i]) for i, _ in self.hands()], "position", "value"
+        )
         return hv.VLine(self.pos).opts(color=INK, line_dash="dotted") * marks.opts(
-            color=INK, size=7)
+            color=INK, size=7
+        )
 
     @param.depends("pos", "d_model")
     def dot_plot(self):
         rows, closed = self.offset_curves()
-        return hv.Overlay([
-            hv.Curve((OFFSETS, rows), "offset k", "PE(pos)·PE(pos+k)", label="from rows")
-            .opts(color=PALETTE[0], line_width=3),
-            hv.Curve((OFFSETS, closed), "offset k", "PE(pos)·PE(pos+k)", label="Σ cos(ωᵢk)")
-            .opts(color=PALETTE[1], line_width=2, line_dash="dashed"),
-        ]).opts(
-            width=420, height=300, legend_position="top_right", show_grid=True,
-            title=f"Dot product, {self.d_model // 2} hands", framewise=True,
+        return hv.Overlay(
+            [
+                hv.Curve((OFFSETS, rows), "offset k", "PE(pos)·PE(pos+k)", label="from rows").opts(
+                    color=PALETTE[0], line_width=3
+                ),
+                hv.Curve(
+                    (OFFSETS, closed), "offset k", "PE(pos)·PE(pos+k)", label="Σ cos(ωᵢk)"
+                ).opts(color=PALETTE[1], line_width=2, line_dash="dashed"),
+            ]
+        ).opts(
+            width=420,
+            height=300,
+            legend_position="top_right",
+            show_grid=True,
+            title=f"Dot product, {self.d_model // 2} hands",
+            framewise=True,
             hooks=[name_plot(f"posviz-{self.figure_id}-dot")],
         )
 
     def plots(self):
         hands = (hv.DynamicMap(self.hand_curves) * hv.DynamicMap(self.pos_marks)).opts(
-            width=460, height=320, ylim=(-1.15, 2.0), legend_position="top_left",
-            legend_cols=2, legend_opts={"background_fill_alpha": 0.85},
-            title="sin(pos·ωᵢ) of four hands; the dotted line is pos", show_grid=True,
+            width=460,
+            height=320,
+            ylim=(-1.15, 2.0),
+            legend_position="top_left",
+            legend_cols=2,
+            legend_opts={"background_fill_alpha": 0.85},
+            title="sin(pos·ωᵢ) of four hands; the dotted line is pos",
+            show_grid=True,
             hooks=[name_plot(f"posviz-{self.figure_id}-hands")],
         )
         return [hands, hv.DynamicMap(self.dot_plot)]

@@ -20,8 +20,12 @@ def load_presets() -> dict[str, dict[str, int]]:
 
 
 PRESETS = load_presets()
-ROLE_COLOURS = dict(zip(budget.ROLES, (PALETTE[5], PALETTE[0], PALETTE[1], PALETTE[0],
-                                        PALETTE[4], PALETTE[1], PALETTE[2])))
+ROLE_COLOURS = dict(
+    zip(
+        budget.ROLES,
+        (PALETTE[5], PALETTE[0], PALETTE[1], PALETTE[0], PALETTE[4], PALETTE[1], PALETTE[2]),
+    )
+)
 
 
 class ParameterBudget(Figure):
@@ -37,13 +41,34 @@ class ParameterBudget(Figure):
     )
     widgets = {"preset": pn.widgets.RadioButtonGroup}
 
-    preset = param.Selector(default="base", objects=[*PRESETS, CUSTOM],
-                            doc="Model sizes of the paper; moving a slider makes it custom.")
-    d_model = Slider(default=512, bounds=(64, 2048), step=64, label="d_model", doc="Width of the model, d_model.")
-    d_ff = Slider(default=2048, bounds=(256, 8192), step=256, label="d_ff", doc="Inner width of the feed-forward block.")
-    n_layers = Slider(default=6, bounds=(1, 24), label="N (layers per stack)", doc="Layers N in the encoder and in the decoder.")
-    vocab_size = Slider(default=37000, bounds=(1000, 100000), step=1000, label="vocabulary",
-                        doc="Tokens in the shared vocabulary.")
+    preset = param.Selector(
+        default="base",
+        objects=[*PRESETS, CUSTOM],
+        doc="Model sizes of the paper; moving a slider makes it custom.",
+    )
+    d_model = Slider(
+        default=512, bounds=(64, 2048), step=64, label="d_model", doc="Width of the model, d_model."
+    )
+    d_ff = Slider(
+        default=2048,
+        bounds=(256, 8192),
+        step=256,
+        label="d_ff",
+        doc="Inner width of the feed-forward block.",
+    )
+    n_layers = Slider(
+        default=6,
+        bounds=(1, 24),
+        label="N (layers per stack)",
+        doc="Layers N in the encoder and in the decoder.",
+    )
+    vocab_size = Slider(
+        default=37000,
+        bounds=(1000, 100000),
+        step=1000,
+        label="vocabulary",
+        doc="Tokens in the shared vocabulary.",
+    )
 
     @param.depends("preset", watch=True, on_init=True)
     def _apply_preset(self):
@@ -52,7 +77,9 @@ class ParameterBudget(Figure):
 
     @param.depends("d_model", "d_ff", "n_layers", "vocab_size", watch=True)
     def _mark_custom(self):
-        sizes = {name: getattr(self, name) for name in ("d_model", "d_ff", "n_layers", "vocab_size")}
+        sizes = {
+            name: getattr(self, name) for name in ("d_model", "d_ff", "n_layers", "vocab_size")
+        }
         matching = [name for name, preset in PRESETS.items() if preset == sizes]
         self.preset = matching[0] if matching else CUSTOM
 
@@ -69,14 +96,30 @@ class ParameterBudget(Figure):
         rows = [(role, count / 1e6, ROLE_COLOURS[role]) for role, count in reversed(counts.items())]
         total = self.total() / 1e6
         bars = hv.Bars(rows, kdims="role", vdims=["millions", "colour"])
-        labels = hv.Labels([(role, value, f" {value:.2f} M" if value < 1 else f" {value:.1f} M") for role, value, _ in rows],
-                           kdims=["role", "millions"], vdims="text")
+        labels = hv.Labels(
+            [
+                (role, value, f" {value:.2f} M" if value < 1 else f" {value:.1f} M")
+                for role, value, _ in rows
+            ],
+            kdims=["role", "millions"],
+            vdims="text",
+        )
         return (bars * labels).opts(
-            hv.opts.Bars(color="colour", invert_axes=True, width=520, height=300,
-                         xlabel="", ylabel="parameters (millions)", line_color=None,
-                         title=f"Total {total:.1f} M parameters", show_grid=True,
-                         tools=["hover"], hooks=[name_plot(f"posviz-{self.figure_id}-bars")],
-                         framewise=True, padding=(0, (0, 0.22))),
+            hv.opts.Bars(
+                color="colour",
+                invert_axes=True,
+                width=520,
+                height=300,
+                xlabel="",
+                ylabel="parameters (millions)",
+                line_color=None,
+                title=f"Total {total:.1f} M parameters",
+                show_grid=True,
+                tools=["hover"],
+                hooks=[name_plot(f"posviz-{self.figure_id}-bars")],
+                framewise=True,
+                padding=(0, (0, 0.22)),
+            ),
             hv.opts.Labels(text_align="left", text_font_size="9pt", text_color=INK),
         )
 

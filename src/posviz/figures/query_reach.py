@@ -22,20 +22,60 @@ class QueryReach(Figure):
         "off the image, while the axial cross keeps its full row and column."
     )
 
-    scheme = Slider(label="scheme", default=1, bounds=(0, 4),
-                    doc="0 global, 1 local 7×7, 2 1D block, 3 2D block, 4 axial.")
-    side = Slider(label="image side", default=16, bounds=(8, 64), doc="Side of the image, in pixels.")
-    row = Slider(label="query row", default=8, bounds=(0, 63), doc="Row of the query pixel (0 at the top).")
-    col = Slider(label="query column", default=8, bounds=(0, 63), doc="Column of the query pixel (0 at the left).")
-    query_length = Slider(label="1D: query block l_q", default=8, bounds=(1, 64),
-                          doc="1D block: pixels in a query block, l_q (raster order).")
-    memory_length = Slider(label="1D: memory before l_m", default=16, bounds=(0, 256),
-                           doc="1D block: pixels before the block that it also attends, l_m.")
-    block_height = Slider(label="2D: block height h_q", default=4, bounds=(1, 16), doc="2D block: rows in a query block, h_q.")
-    block_width = Slider(label="2D: block width w_q", default=4, bounds=(1, 16), doc="2D block: columns in a query block, w_q.")
-    memory_above = Slider(label="2D: memory above h_m", default=4, bounds=(0, 16), doc="2D block: memory rows above, h_m.")
-    memory_side = Slider(label="2D: memory left/right w_m", default=4, bounds=(0, 16),
-                         doc="2D block: memory columns left and right, w_m.")
+    scheme = Slider(
+        label="scheme",
+        default=1,
+        bounds=(0, 4),
+        doc="0 global, 1 local 7×7, 2 1D block, 3 2D block, 4 axial.",
+    )
+    side = Slider(
+        label="image side", default=16, bounds=(8, 64), doc="Side of the image, in pixels."
+    )
+    row = Slider(
+        label="query row", default=8, bounds=(0, 63), doc="Row of the query pixel (0 at the top)."
+    )
+    col = Slider(
+        label="query column",
+        default=8,
+        bounds=(0, 63),
+        doc="Column of the query pixel (0 at the left).",
+    )
+    query_length = Slider(
+        label="1D: query block l_q",
+        default=8,
+        bounds=(1, 64),
+        doc="1D block: pixels in a query block, l_q (raster order).",
+    )
+    memory_length = Slider(
+        label="1D: memory before l_m",
+        default=16,
+        bounds=(0, 256),
+        doc="1D block: pixels before the block that it also attends, l_m.",
+    )
+    block_height = Slider(
+        label="2D: block height h_q",
+        default=4,
+        bounds=(1, 16),
+        doc="2D block: rows in a query block, h_q.",
+    )
+    block_width = Slider(
+        label="2D: block width w_q",
+        default=4,
+        bounds=(1, 16),
+        doc="2D block: columns in a query block, w_q.",
+    )
+    memory_above = Slider(
+        label="2D: memory above h_m",
+        default=4,
+        bounds=(0, 16),
+        doc="2D block: memory rows above, h_m.",
+    )
+    memory_side = Slider(
+        label="2D: memory left/right w_m",
+        default=4,
+        bounds=(0, 16),
+        doc="2D block: memory columns left and right, w_m.",
+    )
 
     @param.depends("side", watch=True, on_init=True)
     def _fit_query_to_image(self):
@@ -47,9 +87,12 @@ class QueryReach(Figure):
 
     def geometry(self) -> reach.Geometry:
         return reach.Geometry(
-            query_length=self.query_length, memory_length=self.memory_length,
-            block_height=self.block_height, block_width=self.block_width,
-            memory_above=self.memory_above, memory_side=self.memory_side,
+            query_length=self.query_length,
+            memory_length=self.memory_length,
+            block_height=self.block_height,
+            block_width=self.block_width,
+            memory_above=self.memory_above,
+            memory_side=self.memory_side,
         )
 
     def reach(self, layers: int = 1) -> np.ndarray:
@@ -61,23 +104,55 @@ class QueryReach(Figure):
         cells[self.row, self.col] = 2
         half = self.side - 0.5
         # Flipped so that y equals the row index; the y axis is then inverted.
-        image = hv.Image(np.flipud(cells), bounds=(-0.5, -0.5, half, half),
-                         kdims=["column", "row"], vdims="reached")
+        image = hv.Image(
+            np.flipud(cells),
+            bounds=(-0.5, -0.5, half, half),
+            kdims=["column", "row"],
+            vdims="reached",
+        )
         name = "one layer" if layers == 1 else f"{layers} layers"
         return image.opts(
-            cmap=COLOURS, clim=(0, 2), frame_width=300, frame_height=300, invert_yaxis=True,
-            title=f"{name}: {int(mask.sum())} of {self.side ** 2} pixels", colorbar=False,
-            tools=["hover"], framewise=True, xaxis=None, yaxis=None,
+            cmap=COLOURS,
+            clim=(0, 2),
+            frame_width=300,
+            frame_height=300,
+            invert_yaxis=True,
+            title=f"{name}: {int(mask.sum())} of {self.side**2} pixels",
+            colorbar=False,
+            tools=["hover"],
+            framewise=True,
+            xaxis=None,
+            yaxis=None,
             hooks=[name_plot(f"posviz-{self.figure_id}-layers{layers}")],
         )
 
-    @param.depends("scheme", "side", "row", "col", "query_length", "memory_length",
-                   "block_height", "block_width", "memory_above", "memory_side")
+    @param.depends(
+        "scheme",
+        "side",
+        "row",
+        "col",
+        "query_length",
+        "memory_length",
+        "block_height",
+        "block_width",
+        "memory_above",
+        "memory_side",
+    )
     def one_layer(self):
         return self._grid(1)
 
-    @param.depends("scheme", "side", "row", "col", "query_length", "memory_length",
-                   "block_height", "block_width", "memory_above", "memory_side")
+    @param.depends(
+        "scheme",
+        "side",
+        "row",
+        "col",
+        "query_length",
+        "memory_length",
+        "block_height",
+        "block_width",
+        "memory_above",
+        "memory_side",
+    )
     def two_layers(self):
         return self._grid(2)
 

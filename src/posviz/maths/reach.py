@@ -99,8 +99,9 @@ def spread(mask: np.ndarray, scheme: int, geometry: Geometry = Geometry()) -> np
     raise ValueError(f"scheme must be one of {sorted(SCHEME_NAMES)}, got {scheme!r}")
 
 
-def reach(side: int, row: int, col: int, scheme: int, layers: int = 1,
-          geometry: Geometry = Geometry()) -> np.ndarray:
+def reach(
+    side: int, row: int, col: int, scheme: int, layers: int = 1, geometry: Geometry = Geometry()
+) -> np.ndarray:
     """Boolean (side, side) map of the pixels that reach the query at (row, col)."""
     if not (0 <= row < side and 0 <= col < side):
         raise ValueError(f"query ({row}, {col}) is outside a {side}×{side} image")

@@ -1,4 +1,4 @@
-"""Run `panel convert` on entry scripts: `python -m posviz.build.convert OUT NAME...`.
+"""Run `panel convert` on entry scripts: `python -m posviz.build.prerender OUT NAME...`.
 
 Runs in its own interpreter so that the build can fix what makes output
 differ between runs (PYTHONHASHSEED, the export flag, Panel's CDN root)
@@ -19,9 +19,14 @@ def main(out: Path, names: list[str]) -> None:
     with tempfile.TemporaryDirectory() as folder:
         scripts = write_entries([Route(name, "", None, name) for name in names], Path(folder))
         for name, script in zip(names, scripts):
-            html, _worker = script_to_html(str(script), requirements=[],
-                                           runtime="pyodide-worker", prerender=True,
-                                           panel_version="local", compiled=False)
+            html, _worker = script_to_html(
+                str(script),
+                requirements=[],
+                runtime="pyodide-worker",
+                prerender=True,
+                panel_version="local",
+                compiled=False,
+            )
             (out / f"{name}.html").write_text(html, "utf-8")
             print(f"converted {name}", flush=True)
 

@@ -8,7 +8,6 @@ JS and CSS are copied under ``static/``. Finally every HTML, JS and CSS file
 is scanned: a URL outside the site fails the build, naming file and URL.
 """
 
-import hashlib
 import json
 import os
 import re
@@ -40,13 +39,21 @@ CDN_PYODIDE = f"https://cdn.jsdelivr.net/pyodide/v{distribution.PYODIDE_VERSION}
 LOCK_PACKAGES = ("numpy", "packaging")
 # URLs inside third-party bundles that no posviz page ever fetches, and why.
 EXEMPT = {
-    **{(f"{PYODIDE_DIR}{name}", "https://cdn.jsdelivr.net/pyodide/"):
-       "Pyodide's default indexURL; the worker always passes the site's own"
-       for name in ("pyodide.js", "pyodide.mjs", "pyodide.asm.js")},
-    (f"{BOKEH_DIR}bokeh-{bokeh.__version__}.min.js", "https://cdn.jsdelivr.net/npm/mathjax@"):
-        "loaded only to typeset LaTeX, which posviz text and plots never use",
-    (f"{BOKEH_DIR}bokeh-{bokeh.__version__}.min.js", "https://cdn.jsdelivr.net/npm/@tabler/"):
-        "loaded only for Tabler icon models, which posviz never creates",
+    **{
+        (
+            f"{PYODIDE_DIR}{name}",
+            "https://cdn.jsdelivr.net/pyodide/",
+        ): "Pyodide's default indexURL; the worker always passes the site's own"
+        for name in ("pyodide.js", "pyodide.mjs", "pyodide.asm.js")
+    },
+    (
+        f"{BOKEH_DIR}bokeh-{bokeh.__version__}.min.js",
+        "https://cdn.jsdelivr.net/npm/mathjax@",
+    ): "loaded only to typeset LaTeX, which posviz text and plots never use",
+    (
+        f"{BOKEH_DIR}bokeh-{bokeh.__version__}.min.js",
+        "https://cdn.jsdelivr.net/npm/@tabler/",
+    ): "loaded only for Tabler icon models, which posviz never creates",
 }
 
 PRELUDE = """
@@ -67,7 +74,7 @@ import holoviews
 _marks.append(("import holoviews", time.perf_counter()))
 from panel.io.pyodide import init_doc, write_doc
 init_doc()
-from posviz.compose import servable
+from posviz.compose.views import servable
 servable(__ROUTE__)
 _marks.append(("build view", time.perf_counter()))
 _rendered = await write_doc()
@@ -96,13 +103,22 @@ def log(message: str) -> None:
 
 # --- pages ---------------------------------------------------------------------
 
-def convert(names: list[str], out: Path, cdn_root: str, processes: int = 2) -> None:
+
+def prerender(names: list[str], out: Path, cdn_root: str, processes: int = 2) -> None:
     """Pre-render every route with `panel convert`, split over a few processes."""
     env = {**os.environ, "PYTHONHASHSEED": "0", "POSVIZ_EXPORT": "1", "PANEL_CDN_ROOT": cdn_root}
     batches = [names[i::processes] for i in range(processes)]
-    running = [subprocess.Popen([sys.executable, "-m", "posviz.build.convert", str(out), *batch],
-                                env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                text=True) for batch in batches if batch]
+    running = [
+        subprocess.Popen(
+            [sys.executable, "-m", "posviz.build.prerender", str(out), *batch],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for batch in batches
+        if batch
+    ]
     for process in running:
         output, _ = process.communicate()
         if process.returncode:
@@ -127,17 +143,21 @@ def rewrite_page(html: str, name: str, cdn: bool) -> str:
     if not cdn:
         html = html.replace("https://cdn.bokeh.org/bokeh/release/", BOKEH_DIR)
         # No posviz view draws with WebGL: skip parsing that bundle.
-        html = re.sub(r'<script[^>]*bokeh-gl-[^>]*></script>\n?', "", html)
+        html = re.sub(r"<script[^>]*bokeh-gl-[^>]*></script>\n?", "", html)
     # Start Python before the browser parses BokehJS; keep its first messages
     # until the page's handler exists (the loader replays them).
-    early = (f'<script>window.posvizWorker = new Worker("./posviz-worker.js#{name}");'
-             "posvizWorker.early = []; posvizWorker.onmessage = (e) => posvizWorker.early.push(e);"
-             "posvizWorker.onerror = () => posvizWorker.early.push({data: {type: 'error', "
-             "msg: 'The Python worker script could not be loaded.'}});"
-             "</script>\n")
+    early = (
+        f'<script>window.posvizWorker = new Worker("./posviz-worker.js#{name}");'
+        "posvizWorker.early = []; posvizWorker.onmessage = (e) => posvizWorker.early.push(e);"
+        "posvizWorker.onerror = () => posvizWorker.early.push({data: {type: 'error', "
+        "msg: 'The Python worker script could not be loaded.'}});"
+        "</script>\n"
+    )
     html = html.replace("<script", early + "<script", 1)
-    html = html.replace(f'const pyodideWorker = new Worker("./{name}.js")',
-                        "const pyodideWorker = window.posvizWorker")
+    html = html.replace(
+        f'const pyodideWorker = new Worker("./{name}.js")',
+        "const pyodideWorker = window.posvizWorker",
+    )
     # The loader joins panel's own worker script, so no message can slip between.
     loader = resources.files("posviz.build").joinpath("loader.js").read_text("utf-8")
     handler = html.index("pyodideWorker.onmessage")
@@ -149,14 +169,19 @@ def rewrite_page(html: str, name: str, cdn: bool) -> str:
 
 # --- what the pages load -------------------------------------------------------
 
+
 def posviz_wheel(dest: Path) -> Path:
-    """posviz itself with its content, for the browser (the build code stays home)."""
+    """Posviz itself with its content, for the browser (the build code stays home)."""
     package = Path(__file__).resolve().parent.parent
     files = {}
     for path in sorted(package.rglob("*")):
         relative = path.relative_to(package)
-        if (path.is_file() and "__pycache__" not in relative.parts
-                and relative.parts[0] != "build" and path.suffix != ".pyc"):
+        if (
+            path.is_file()
+            and "__pycache__" not in relative.parts
+            and relative.parts[0] != "build"
+            and path.suffix != ".pyc"
+        ):
             files[f"posviz/{relative.as_posix()}"] = path.read_bytes()
     root = content.default_root()
     for path in sorted(root.rglob("*.md")):
@@ -228,24 +253,35 @@ def write_worker(out: Path, wheel_names: list[str], pyodide_url: str, cdn_root: 
     }
     template = resources.files("posviz.build").joinpath("worker.js").read_text("utf-8")
     (out / "posviz-worker.js").write_text(
-        template.replace("__SITE__", json.dumps(config, indent=1)), "utf-8")
+        template.replace("__SITE__", json.dumps(config, indent=1)), "utf-8"
+    )
 
 
 def site_manifest(out: Path, found: list[Route]) -> None:
-    pages = [{"path": f"{route.name}.html", "kind": route.kind if route.kind != "gallery"
-              else "figure", "title": route.title, "figures": list(route.figures)}
-             for route in found]
-    (out / "site.json").write_text(json.dumps({"pages": pages}, indent=1, ensure_ascii=False)
-                                   + "\n", "utf-8")
+    pages = [
+        {
+            "path": f"{route.name}.html",
+            "kind": route.kind if route.kind != "gallery" else "figure",
+            "title": route.title,
+            "figures": list(route.figures),
+        }
+        for route in found
+    ]
+    (out / "site.json").write_text(
+        json.dumps({"pages": pages}, indent=1, ensure_ascii=False) + "\n", "utf-8"
+    )
 
 
 # --- the command ---------------------------------------------------------------
 
+
 def prepare(out: Path) -> None:
     if out.exists() and any(out.iterdir()):
         if not (out / "site.json").exists():
-            raise BuildError(f"{out} is not empty and holds no earlier posviz build; "
-                             "choose an empty or new folder")
+            raise BuildError(
+                f"{out} is not empty and holds no earlier posviz build; "
+                "choose an empty or new folder"
+            )
         shutil.rmtree(out)
     out.mkdir(parents=True)
 
@@ -257,7 +293,7 @@ def build(out: Path, cdn: bool = False) -> int:
         prepare(out)
         cdn_root = "https://cdn.holoviz.org/panel/" if cdn else PANEL_CDN_ROOT
         log(f"converting {len(found)} dashboards")
-        convert([route.name for route in found], out, cdn_root)
+        prerender([route.name for route in found], out, cdn_root)
         for route in found:
             page = out / f"{route.name}.html"
             page.write_text(rewrite_page(page.read_text("utf-8"), route.name, cdn), "utf-8")
@@ -279,8 +315,10 @@ def build(out: Path, cdn: bool = False) -> int:
         if not cdn:
             findings = scan(out, EXEMPT)
             if findings:
-                raise BuildError("pages would still fetch from outside the site:\n"
-                                 + "\n".join(f"  {f}" for f in findings))
+                raise BuildError(
+                    "pages would still fetch from outside the site:\n"
+                    + "\n".join(f"  {f}" for f in findings)
+                )
     except (BuildError, distribution.DistributionError) as error:
         print(f"posviz build: failed: {error}", file=sys.stderr)
         return 1

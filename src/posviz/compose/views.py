@@ -1,0 +1,245 @@
+"""Content and figures composed into the site's dashboards.
+
+The only layer that knows about layouts and URLs. ``view(name)`` builds the
+dashboard of one route; ``servable(name)`` is what an entry script calls.
+"""
+
+import html
+import logging
+from functools import cache
+
+import panel as pn
+
+from posviz import content
+from posviz.compose import routes as routing
+from posviz.compose.links import DeepLinks
+from posviz.compose.routes import HOME, figure_route, href, page_route, topic_route
+from posviz.compose.style import FIGURE_CSS, NOTICE_CSS, SITE_CSS, TEXT_CSS
+
+log = logging.getLogger(__name__)
+WIDTH = 1100
+
+# Section links (page-x#section-2) point into Panel's shadow roots, where the
+# browser's own fragment scrolling cannot see; find the target and scroll.
+SCROLL_TO_FRAGMENT = """
+const id = decodeURIComponent(window.location.hash.slice(1));
+if (id) {
+  const find = (root) => {
+    const hit = root.querySelector('[id="' + id.replace(/"/g, '') + '"]');
+    if (hit) return hit;
+    for (const host of root.querySelectorAll('*')) {
+      if (host.shadowRoot) { const inner = find(host.shadowRoot); if (inner) return inner; }
+    }
+    return null;
+  };
+  setTimeout(() => { const target = find(document); if (target) target.scrollIntoView(); }, 200);
+}
+"""
+
+
+@cache
+def library() -> content.Library:
+    return content.load()
+
+
+def text(markdown: str, **kwargs) -> pn.pane.Markdown:
+    return pn.pane.Markdown(
+        markdown, stylesheets=[TEXT_CSS], sizing_mode="stretch_width", disable_math=True, **kwargs
+    )
+
+
+def raw(markup: str, **kwargs) -> pn.pane.HTML:
+    """Markup built by posviz from content; URL text never reaches it."""
+    return pn.pane.HTML(markup, stylesheets=[TEXT_CSS], sizing_mode="stretch_width", **kwargs)
+
+
+def link(label: str, name: str, fragment: str | None = None) -> str:
+    return f'<a href="{html.escape(href(name, fragment))}">{html.escape(label)}</a>'
+
+
+def crumbs(*parts: str) -> pn.pane.HTML:
+    return raw('<div class="crumbs">' + " › ".join([link("posviz", HOME), *parts]) + "</div>")
+
+
+def from_line(use: content.FigureUse) -> str:
+    section = use.section
+    return (
+        f"From {link(use.page.title, page_route(use.page.slug))} › "
+        f"{link(section.heading, page_route(use.page.slug), section.anchor)}"
+    )
+
+
+def figure_block(figure, use: content.FigureUse | None) -> pn.Column:
+    heading = (
+        f'<h3><span class="figure-id">{figure.figure_id}</span>{html.escape(figure.title)}</h3>'
+    )
+    parts = [raw(heading)]
+    if use is not None:
+        parts.insert(0, raw(f'<div class="muted">{from_line(use)}</div>'))
+    return pn.Column(
+        *parts,
+        figure,
+        stylesheets=[FIGURE_CSS],
+        sizing_mode="stretch_width",
+        css_classes=["posviz-figure-block"],
+    )
+
+
+def frame(*objects, figures: dict, single: bool = False) -> pn.Column:
+    """A view's outer column, with its deep-link notice on top."""
+    links = DeepLinks(figures, single=single)
+    return pn.Column(
+        links.notice,
+        *[o for o in objects if o is not None],
+        stylesheets=[SITE_CSS],
+        sizing_mode="stretch_width",
+        styles={"max-width": f"{WIDTH}px", "margin": "0 auto"},
+    )
+
+
+def new_figures(ids) -> dict:
+    from posviz.figures import FIGURES
+
+    return {figure_id: FIGURES[figure_id]() for figure_id in ids}
+
+
+# --- views ---------------------------------------------------------------------
+
+
+def topic_view(slug: str) -> pn.Column:
+    data = library()
+    topic = data.topics[slug]
+    uses = data.figure_uses(topic)
+    figures = new_figures(use.figure_id for use in uses)
+    order = "".join(
+        f"<li>{html.escape(page.kind)} · read first: {link(page.title, page_route(page.slug))}</li>"
+        for page in data.reading_order(topic)
+    )
+    tags = "".join(
+        f'<span class="chip">{html.escape(tag)} <b>{count}</b></span>'
+        for tag, count in data.tags(topic)
+    )
+    head = (
+        f'<div class="eyebrow">Topic · {html.escape(topic.category)}</div>'
+        f"<h1>{html.escape(topic.title)}</h1><p>{html.escape(topic.intro)}</p>"
+    )
+    return frame(
+        crumbs(html.escape(topic.title)),
+        raw(head),
+        text(topic.text) if topic.text else None,
+        raw(f'<h2>In reading order</h2><ol class="reading">{order}</ol>'),
+        raw(
+            "<h2>The figures these pages use</h2><p class='muted'>Each figure is live: "
+            "move a slider and it recomputes, as it does on its page.</p>"
+        ),
+        *[figure_block(figures[use.figure_id], use) for use in uses],
+        raw(f"<h2>Tags that go with it</h2><div>{tags}</div>"),
+        figures=figures,
+    )
+
+
+def page_view(slug: str) -> pn.Column:
+    data = library()
+    page = data.pages[slug]
+    figures = new_figures(page.figures)
+    builds_on = ", ".join(link(data.pages[s].title, page_route(s)) for s in page.builds_on)
+    head = (
+        f'<div class="eyebrow">{html.escape(page.kind)}</div>'
+        f"<h1>{html.escape(page.title)}</h1><p class='muted'>{html.escape(page.summary)}</p>"
+        + (f"<p>Builds on: {builds_on}</p>" if builds_on else "")
+    )
+    body = []
+    for section in page.sections:
+        body.append(raw(f'<h2 id="{section.anchor}">{html.escape(section.heading)}</h2>'))
+        for block in section.blocks:
+            body.append(
+                figure_block(figures[block], None) if isinstance(block, int) else text(block)
+            )
+    return frame(crumbs(html.escape(page.title)), raw(head), *body, figures=figures)
+
+
+def figure_view(figure_id: int) -> pn.Column:
+    figures = new_figures([figure_id])
+    use = library().home_of(figure_id)
+    return frame(figure_block(figures[figure_id], use), figures=figures, single=True)
+
+
+def home_view() -> pn.Column:
+    data = library()
+    from posviz.figures import FIGURES
+
+    topics = "".join(
+        f"<li>{link(t.title, topic_route(t.slug))} "
+        f"<span class='muted'>· {html.escape(t.category)}</span></li>"
+        for t in data.topics.values()
+    )
+    pages = "".join(
+        f"<li>{html.escape(p.kind)} · {link(p.title, page_route(p.slug))}</li>"
+        for p in data.pages.values()
+    )
+    figures = "".join(
+        f"<li><span class='figure-id'>{fid}</span>{link(cls.title, figure_route(fid))}</li>"
+        for fid, cls in FIGURES.items()
+    )
+    return frame(
+        raw(
+            "<h1>posviz</h1><p>Live figures on how Transformers see position and how attention's "
+            "cost is tamed on images. Every figure recomputes as you move its sliders.</p>"
+            f"<h2>Topics</h2><ul>{topics}</ul><h2>Pages</h2><ul>{pages}</ul>"
+            f"<h2>Figures</h2><ul>{figures}</ul>"
+        ),
+        figures={},
+    )
+
+
+def gallery() -> pn.Column:
+    from posviz.figures import FIGURES
+
+    figures = new_figures(FIGURES)
+    return frame(
+        crumbs("All figures"),
+        *[figure_block(figure, library().home_of(fid)) for fid, figure in figures.items()],
+        figures=figures,
+    )
+
+
+def view(name: str):
+    """The dashboard of the route called ``name``."""
+    by_name = {route.name: route for route in routing.routes(library())}
+    route = by_name[name]
+    builders = {
+        "home": lambda key: home_view(),
+        "topic": topic_view,
+        "page": page_view,
+        "figure": figure_view,
+        "gallery": lambda key: gallery(),
+    }
+    return builders[route.kind](route.key), route
+
+
+# Under a server Panel waits 50 ms after a widget change before handling it, to
+# batch a drag; that alone is a slider's whole frame budget. 10 ms still
+# batches the events of one drag step (benchmarks/slider_latency.py measures it).
+SERVER_DEBOUNCE_MS = 10
+
+
+def servable(name: str):
+    """Entry scripts call this: build the view, or a readable failure, and serve it."""
+    pn.extension(design="native", notifications=False)
+    pn.reactive.Syncable._debounce = SERVER_DEBOUNCE_MS
+    try:
+        dashboard, route = view(name)
+        title = f"{route.title} · posviz"
+    except Exception as error:  # the reader gets a message, the log the traceback
+        log.exception("could not build view %s", name)
+        dashboard = pn.pane.HTML(
+            f"<h2>This page could not be built</h2><p>{html.escape(type(error).__name__)}: "
+            f"{html.escape(str(error))}</p>",
+            stylesheets=[NOTICE_CSS],
+        )
+        title = "posviz: error"
+    if pn.state.curdoc is not None:
+        from bokeh.models import CustomJS
+
+        pn.state.curdoc.js_on_event("document_ready", CustomJS(code=SCROLL_TO_FRAGMENT))
+    return dashboard.servable(title=title)
