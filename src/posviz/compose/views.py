@@ -11,6 +11,7 @@ from functools import cache
 import panel as pn
 
 from posviz import content
+from posviz.compose import access
 from posviz.compose import routes as routing
 from posviz.compose.links import DeepLinks
 from posviz.compose.routes import HOME, figure_route, href, page_route, topic_route
@@ -242,4 +243,5 @@ def servable(name: str):
         from bokeh.models import CustomJS
 
         pn.state.curdoc.js_on_event("document_ready", CustomJS(code=SCROLL_TO_FRAGMENT))
+        access.install(pn.state.curdoc)
     return dashboard.servable(title=title)

@@ -86,3 +86,25 @@ class AttentionCost(Figure):
             f"(on images large enough for neither to be clipped).  \n"
             f"The dotted line marks S = k; {'; '.join(clipped) or 'nothing is clipped'}."
         )
+
+    def describe(self) -> str:
+        """A short sentence saying what the plots show at the current values."""
+        at = self.entries(np.array([64]))
+        return (
+            "Log-scale curves of attention entries per layer against image side; at S = 64 "
+            + ", ".join(f"{LABELS[s]} {float(v[0]):.3g}" for s, v in at.items())
+            + "."
+        )
+
+    def table(self) -> tuple[str, list[str], list[tuple]]:
+        """Entries per layer at a few image sides."""
+        sides = np.array([8, 16, 32, 64, 128, 256])
+        entries = self.entries(sides)
+        return (
+            f"Attention entries per layer, k = {self.k}, m = {self.m}",
+            ["image side S", *[LABELS[s] for s in entries]],
+            [
+                (int(side), *[f"{float(v[n]):.4g}" for v in entries.values()])
+                for n, side in enumerate(sides)
+            ],
+        )

@@ -92,24 +92,15 @@ class Figure(pn.viewable.Viewer):
     def values(self) -> dict:
         return {name: getattr(self, name) for name in self.sliders()}
 
+    def describe(self) -> str:
+        """A short sentence saying what the plots show at the current values."""
+        raise NotImplementedError
+
+    def table(self) -> tuple[str, list[str], list[tuple]]:
+        """The plots' current data as (caption, column names, rows)."""
+        raise NotImplementedError
+
     def __panel__(self):
-        controls = pn.Param(
-            self.param,
-            parameters=self.sliders(),
-            widgets=self.widgets,
-            show_name=False,
-            width=230,
-            sizing_mode="fixed",
-        )
-        readout = pn.pane.Markdown(
-            pn.bind(lambda *_: self.readout(), *[self.param[name] for name in self.sliders()]),
-            css_classes=["posviz-readout"],
-            margin=(0, 10),
-        )
-        plots = pn.Row(*[pn.pane.HoloViews(plot, linked_axes=False) for plot in self.plots()])
-        return pn.Column(
-            pn.Row(controls, pn.Column(plots, readout)),
-            pn.pane.Markdown(self.caption, css_classes=["posviz-caption"], margin=(0, 10)),
-            css_classes=["posviz-figure"],
-            name=f"figure-{self.figure_id}",
-        )
+        from posviz.compose.layout import figure_layout
+
+        return figure_layout(self)

@@ -139,3 +139,24 @@ class ClockHands(Figure):
             f"{2 * math.pi / encoding.frequencies(self.d_model)[-1]:,.0f} positions) · "
             f"largest gap between the two curves: {gap:.1e}"
         )
+
+    def describe(self) -> str:
+        """A short sentence saying what the plots show at the current values."""
+        at_pos = self.encoding([self.pos])[0]
+        hands = ", ".join(f"{at_pos[2 * i]:+.2f}" for i, _ in self.hands())
+        rows, closed = self.offset_curves()
+        return (
+            f"Left: four sine curves against position; at pos {self.pos} the hands read "
+            f"{hands}. Right: the dot product goes from {rows[0]:.1f} at offset 0 to "
+            f"{rows[-1]:.1f} at offset {OFFSETS[-1]}; its two curves differ by at most "
+            f"{float(np.max(np.abs(rows - closed))):.1e}."
+        )
+
+    def table(self) -> tuple[str, list[str], list[tuple]]:
+        """The dot-product curves every 10 offsets."""
+        rows, closed = self.offset_curves()
+        return (
+            f"PE(pos)·PE(pos+k) at pos = {self.pos}, d_model = {self.d_model}",
+            ["offset k", "from rows", "Σ cos(ωᵢk)"],
+            [(int(k), f"{rows[k]:.3f}", f"{closed[k]:.3f}") for k in OFFSETS[::10]],
+        )

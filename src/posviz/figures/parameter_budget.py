@@ -135,3 +135,20 @@ class ParameterBudget(Figure):
             f"feed-forward share of an encoder layer: **{share['feed-forward']:.1%}** · "
             f"embedding share of the model: **{counts['embedding'] / total:.1%}**"
         )
+
+    def describe(self) -> str:
+        """A short sentence saying what the plots show at the current values."""
+        counts = self.counts()
+        largest = max(counts, key=counts.get)
+        return (
+            f"Horizontal bars of parameters by role, {self.total() / 1e6:.1f} million in all; "
+            f"the largest is {largest} with {counts[largest] / 1e6:.1f} million."
+        )
+
+    def table(self) -> tuple[str, list[str], list[tuple]]:
+        """Parameters per role, in millions."""
+        return (
+            f"Parameters by role ({self.preset}), in millions",
+            ["role", "millions"],
+            [(role, f"{count / 1e6:.2f}") for role, count in self.counts().items()],
+        )

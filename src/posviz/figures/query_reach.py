@@ -166,3 +166,35 @@ class QueryReach(Figure):
             f"**{self.row}**, column **{self.col}** of a {self.side}×{self.side} image · "
             f"reach: **{one}** pixels after one layer, **{two}** after two"
         )
+
+    def describe(self) -> str:
+        """A short sentence saying what the plots show at the current values."""
+        return (
+            f"Two {self.side}×{self.side} pixel grids with the query at row {self.row}, "
+            f"column {self.col}: {int(self.reach(1).sum())} pixels reach it after one layer, "
+            f"{int(self.reach(2).sum())} after two."
+        )
+
+    def table(self) -> tuple[str, list[str], list[tuple]]:
+        """Per row, the columns that reach the query after one layer."""
+        mask = self.reach(1)
+        rows = []
+        for r in range(self.side):
+            cols = np.flatnonzero(mask[r])
+            if cols.size:
+                rows.append((r, int(cols.size), _spans(cols), int(self.reach(2)[r].sum())))
+        return (
+            f"Pixels that reach the query at row {self.row}, column {self.col}",
+            ["row", "pixels, one layer", "columns, one layer", "pixels, two layers"],
+            rows,
+        )
+
+
+def _spans(cols) -> str:
+    """Column indices as ranges: 0–3, 7."""
+    spans, start = [], cols[0]
+    for a, b in zip(cols, [*cols[1:], None]):
+        if b is None or b != a + 1:
+            spans.append(f"{start}–{a}" if a != start else f"{a}")
+            start = b
+    return ", ".join(spans)

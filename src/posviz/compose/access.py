@@ -1,0 +1,195 @@
+"""What a page does in the browser for its readers, on top of Panel and Bokeh.
+
+Panel and Bokeh give no hook for these, so one small script, run on the
+document's ``document_ready`` (under ``posviz serve`` and in the export
+alike), does them and keeps them done as components re-render:
+
+- names each slider handle after its title (Bokeh's noUiSlider handles carry
+  ``role="slider"`` and no name: axe's ``aria-input-field-name``);
+- marks each figure's readout as a polite live region;
+- adds the page-level stylesheet (body colours, reduced motion, print);
+- gives the Bokeh plots a dark theme while ``prefers-color-scheme: dark``
+  holds, and restores the light one when it ends;
+- writes each printed deep link as its full URL;
+- inside an iframe, tells the embedding page its content height by
+  ``postMessage`` (``posviz.sphinx``'s script listens for it).
+"""
+
+import json
+
+from posviz.compose.style import PAGE_CSS, PLOT_THEMES
+
+# Bokeh properties a theme sets, and which colour of the theme each takes.
+# "remap" properties change only where they hold the light ink or Bokeh's grey.
+THEMED = {
+    "background_fill_color": "paper",
+    "border_fill_color": "paper",
+    "outline_line_color": "grid",
+    "grid_line_color": "grid",
+    "axis_line_color": "muted",
+    "major_tick_line_color": "muted",
+    "minor_tick_line_color": "muted",
+    "axis_label_text_color": "ink",
+    "major_label_text_color": "ink",
+    "label_text_color": "ink",
+    "title_text_color": "ink",
+    "border_line_color": "grid",
+}
+REMAPPED = ["text_color", "line_color", "fill_color"]
+LIGHT_INKS = ["#1d2433", "#444444", "#444", "black", "#000000", "#999999"]
+
+ACCESS_JS = """
+const PAGE_CSS = __PAGE_CSS__, THEMES = __THEMES__, THEMED = __THEMED__;
+const REMAPPED = __REMAPPED__, LIGHT_INKS = __LIGHT_INKS__;
+const state = window.__posvizAccess || (window.__posvizAccess = {
+  roots: new WeakSet(), docs: new WeakSet(), saved: new Map(), dirty: new Set(), queued: false,
+});
+if (!document.getElementById('posviz-page-css')) {
+  const style = document.createElement('style');
+  style.id = 'posviz-page-css';
+  style.textContent = PAGE_CSS;
+  document.head.appendChild(style);
+}
+const dark = window.matchMedia('(prefers-color-scheme: dark)');
+
+function fix(root) {
+  const title = root.querySelector('.bk-slider-title');
+  for (const handle of root.querySelectorAll('.noUi-handle')) {
+    if (title && !handle.hasAttribute('aria-label')) {
+      const text = title.textContent;
+      const cut = text.lastIndexOf(':');
+      handle.setAttribute('aria-label', (cut > 0 ? text.slice(0, cut) : text).trim());
+    }
+  }
+  for (const readout of root.querySelectorAll('.posviz-readout')) {
+    if (readout.getAttribute('aria-live') !== 'polite') readout.setAttribute('aria-live', 'polite');
+  }
+  for (const link of root.querySelectorAll('.posviz-deeplink a')) {
+    if (link.textContent !== link.href) link.textContent = link.href;
+  }
+}
+
+function colourOf(value) {
+  if (typeof value === 'string') return value;
+  if (value && typeof value === 'object' && typeof value.value === 'string') return value.value;
+  return null;
+}
+
+function withColour(value, colour) {
+  return typeof value === 'string' ? colour : {...value, value: colour};
+}
+
+function theme() {
+  const scheme = dark.matches ? THEMES.dark : null;
+  for (const doc of (window.Bokeh && Bokeh.documents) || []) {
+    if (!state.docs.has(doc)) {
+      state.docs.add(doc);
+      doc.on_change(() => schedule());
+    }
+    for (const model of doc.all_models) {
+      const props = model.properties || {};
+      let saved = state.saved.get(model);
+      if (!scheme) {
+        if (saved) {
+          model.setv(saved);
+          state.saved.delete(model);
+        }
+        continue;
+      }
+      const change = {};
+      for (const [name, key] of Object.entries(THEMED)) {
+        if (!(name in props)) continue;
+        const value = props[name].get_value();
+        if (colourOf(value) === null || colourOf(value) === scheme[key]) continue;
+        change[name] = withColour(value, scheme[key]);
+      }
+      for (const name of REMAPPED) {
+        if (!(name in props)) continue;
+        const value = props[name].get_value();
+        if (LIGHT_INKS.includes(String(colourOf(value)).toLowerCase())) {
+          change[name] = withColour(value, scheme.ink);
+        }
+      }
+      if (Object.keys(change).length) {
+        if (!saved) state.saved.set(model, saved = {});
+        for (const name of Object.keys(change)) {
+          if (!(name in saved)) saved[name] = props[name].get_value();
+        }
+        model.setv(change);
+      }
+    }
+  }
+}
+
+function visit(root) {
+  fix(root);
+  for (const element of root.querySelectorAll('*')) {
+    const inner = element.shadowRoot;
+    if (inner && !state.roots.has(inner)) {
+      state.roots.add(inner);
+      state.observer.observe(inner, {childList: true, subtree: true, characterData: true});
+      visit(inner);
+    }
+  }
+}
+
+function schedule(root) {
+  if (root) state.dirty.add(root);
+  if (state.queued) return;
+  state.queued = true;
+  setTimeout(() => {
+    state.queued = false;
+    const roots = [...state.dirty];
+    state.dirty.clear();
+    roots.forEach(visit);
+    theme();
+    postHeight();
+  }, 30);
+}
+
+function postHeight() {
+  if (window.parent === window) return;
+  let bottom = 0;
+  for (const child of document.body.children) {
+    bottom = Math.max(bottom, child.getBoundingClientRect().bottom + window.scrollY);
+  }
+  const height = Math.ceil(bottom + 8);
+  if (height !== state.height) {
+    state.height = height;
+    window.parent.postMessage({posviz: 'height', height: height}, '*');
+  }
+}
+
+if (!state.observer) {
+  state.observer = new MutationObserver((records) => {
+    for (const record of records) state.dirty.add(record.target.getRootNode());
+    schedule();
+  });
+  state.observer.observe(document.body, {childList: true, subtree: true, characterData: true});
+  dark.addEventListener('change', () => schedule());
+  new ResizeObserver(() => schedule()).observe(document.body);
+}
+schedule(document);
+"""
+
+
+def access_js() -> str:
+    """The script, with its colours and property names filled in."""
+    fills = {
+        "__PAGE_CSS__": PAGE_CSS,
+        "__THEMES__": PLOT_THEMES,
+        "__THEMED__": THEMED,
+        "__REMAPPED__": REMAPPED,
+        "__LIGHT_INKS__": LIGHT_INKS,
+    }
+    code = ACCESS_JS
+    for key, value in fills.items():
+        code = code.replace(key, json.dumps(value))
+    return code
+
+
+def install(document) -> None:
+    """Run the script on ``document`` (a Bokeh Document) once it is ready."""
+    from bokeh.models import CustomJS
+
+    document.js_on_event("document_ready", CustomJS(code=access_js()))

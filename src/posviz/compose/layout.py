@@ -1,0 +1,146 @@
+"""One figure's layout, the view behind ``Figure.__panel__``.
+
+Controls, plots that fit their card, readout, a text alternative, a "Show the
+numbers" table, the caption, and a deep link for print.
+
+Controls sit beside the plots when there is room and above them when not;
+each plot scales to its container and keeps its aspect.
+"""
+
+import html
+from urllib.parse import urlencode
+
+import panel as pn
+
+from posviz.compose.routes import figure_route, href
+from posviz.compose.style import FIGURE_BODY_CSS, TEXT_CSS, WIDGET_CSS
+
+
+def fit(plot):
+    """The plot, scaled to the width of its container and keeping its aspect."""
+    return plot.opts(backend_opts={"plot.sizing_mode": "scale_width"}, clone=True)
+
+
+def numbers_html(figure: object) -> str:
+    """The figure's current data as an accessible HTML table."""
+    caption, columns, rows = figure.table()
+    head = "".join(f'<th scope="col">{html.escape(str(c))}</th>' for c in columns)
+    body = "".join(
+        "<tr>"
+        + f'<th scope="row">{html.escape(str(row[0]))}</th>'
+        + "".join(f"<td>{html.escape(str(cell))}</td>" for cell in row[1:])
+        + "</tr>"
+        for row in rows
+    )
+    return (
+        f"<table><caption>{html.escape(caption)}</caption>"
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    )
+
+
+def deep_link(figure: object) -> str:
+    """The figure view's URL at the current values, shown in print (made absolute in the page)."""
+    url = f"{href(figure_route(figure.figure_id))}?{urlencode(figure.values())}"
+    return (
+        f'<p class="posviz-deeplink">This figure at these values: '
+        f'<a href="{html.escape(url)}">{html.escape(url)}</a></p>'
+    )
+
+
+def figure_layout(figure: object) -> pn.Column:
+    """The view of one figure (``Figure.__panel__``)."""
+    controls = pn.Param(
+        figure.param,
+        parameters=figure.sliders(),
+        widgets=figure.widgets,
+        show_name=False,
+        width=230,
+        sizing_mode="fixed",
+        css_classes=["posviz-controls"],
+    )
+    for widget in controls.layout:
+        widget.stylesheets = [*widget.stylesheets, WIDGET_CSS]
+    watched = [figure.param[name] for name in figure.sliders()]
+    readout = pn.pane.Markdown(
+        pn.bind(lambda *_: figure.readout(), *watched),
+        css_classes=["posviz-readout"],
+        stylesheets=[TEXT_CSS],
+        sizing_mode="stretch_width",
+        margin=(0, 10),
+    )
+    alternative = pn.pane.HTML(
+        pn.bind(lambda *_: f'<p class="posviz-sr">{html.escape(figure.describe())}</p>', *watched),
+        css_classes=["posviz-alt"],
+        stylesheets=[TEXT_CSS],
+        margin=0,
+    )
+    show = pn.widgets.Toggle(
+        name="Show the numbers",
+        value=False,
+        width=170,
+        css_classes=["posviz-numbers-toggle"],
+        stylesheets=[WIDGET_CSS],
+        margin=(4, 10),
+    )
+    numbers = pn.pane.HTML(
+        pn.bind(lambda on, *_: numbers_html(figure) if on else "", show, *watched),
+        visible=show,
+        css_classes=["posviz-numbers"],
+        stylesheets=[TEXT_CSS],
+        sizing_mode="stretch_width",
+        margin=(0, 10),
+    )
+    link = pn.pane.HTML(
+        pn.bind(lambda *_: deep_link(figure), *watched),
+        stylesheets=[TEXT_CSS],
+        sizing_mode="stretch_width",
+        margin=(0, 10),
+    )
+    plots = pn.FlexBox(
+        *[
+            pn.pane.HoloViews(
+                fit(plot),
+                linked_axes=False,
+                sizing_mode="stretch_width",
+                css_classes=["posviz-plot"],
+                styles={"flex": "1 1 280px", "min-width": "0", "max-width": "640px"},
+            )
+            for plot in figure.plots()
+        ],
+        flex_wrap="wrap",
+        gap="4px",
+        sizing_mode="stretch_width",
+        stylesheets=[FIGURE_BODY_CSS],
+    )
+    main = pn.Column(
+        plots,
+        alternative,
+        readout,
+        show,
+        numbers,
+        sizing_mode="stretch_width",
+        styles={"flex": "1 1 300px", "min-width": "0"},
+        stylesheets=[FIGURE_BODY_CSS],
+    )
+    return pn.Column(
+        pn.FlexBox(
+            controls,
+            main,
+            flex_wrap="wrap",
+            gap="8px",
+            sizing_mode="stretch_width",
+            stylesheets=[FIGURE_BODY_CSS],
+        ),
+        pn.pane.Markdown(
+            figure.caption,
+            css_classes=["posviz-caption"],
+            stylesheets=[TEXT_CSS],
+            sizing_mode="stretch_width",
+            margin=(0, 10),
+        ),
+        link,
+        css_classes=["posviz-figure"],
+        name=f"figure-{figure.figure_id}",
+        sizing_mode="stretch_width",
+        stylesheets=[FIGURE_BODY_CSS],
+    )
