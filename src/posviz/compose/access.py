@@ -53,6 +53,7 @@ if (!document.getElementById('posviz-page-css')) {
 const dark = window.matchMedia('(prefers-color-scheme: dark)');
 
 function fix(root) {
+  for (const main of root.querySelectorAll('.posviz-main:not([role])')) main.setAttribute('role', 'main');
   const title = root.querySelector('.bk-slider-title');
   for (const handle of root.querySelectorAll('.noUi-handle')) {
     if (title && !handle.hasAttribute('aria-label')) {

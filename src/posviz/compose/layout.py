@@ -49,17 +49,25 @@ def deep_link(figure: object) -> str:
 
 def figure_layout(figure: object) -> pn.Column:
     """The view of one figure (``Figure.__panel__``)."""
+    plots = figure.plots()
+    # One plot: controls in a column beside it, wrapping above it when narrow.
+    # Two plots: controls in a wrapping row above, so the plots get the width.
+    beside = len(plots) == 1
     controls = pn.Param(
         figure.param,
         parameters=figure.sliders(),
         widgets=figure.widgets,
         show_name=False,
-        width=230,
-        sizing_mode="fixed",
+        default_layout=pn.FlexBox,
         css_classes=["posviz-controls"],
+        **(
+            {"width": 230, "sizing_mode": "fixed"}
+            if beside
+            else {"sizing_mode": "stretch_width", "styles": {"flex": "1 1 100%"}}
+        ),
     )
-    for widget in controls.layout:
-        widget.stylesheets = [*widget.stylesheets, WIDGET_CSS]
+    for widget in controls.select(pn.widgets.Widget):
+        widget.param.update(width=210, stylesheets=[*widget.stylesheets, WIDGET_CSS])
     watched = [figure.param[name] for name in figure.sliders()]
     readout = pn.pane.Markdown(
         pn.bind(lambda *_: figure.readout(), *watched),
@@ -105,7 +113,7 @@ def figure_layout(figure: object) -> pn.Column:
                 css_classes=["posviz-plot"],
                 styles={"flex": "1 1 280px", "min-width": "0", "max-width": "640px"},
             )
-            for plot in figure.plots()
+            for plot in plots
         ],
         flex_wrap="wrap",
         gap="4px",

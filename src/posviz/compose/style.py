@@ -126,8 +126,9 @@ WIDGET_CSS = (
 @media (prefers-color-scheme: dark) {
   .noUi-target { background: #2a3140; border-color: #566074; box-shadow: none; }
   .noUi-handle { background: #d9dee7; border-color: #8b95a7; box-shadow: none; }
-  .bk-btn-default { background: #232a37; color: var(--pv-ink); border-color: #566074; }
-  .bk-btn-default.bk-active { background: #3a4a66; }
+  .bk-btn, .bk-btn.bk-btn-default { background: #232a37 !important; color: var(--pv-ink) !important;
+                                    border-color: #566074 !important; }
+  .bk-btn.bk-active { background: #3a4a66 !important; }
 }
 """
     + REDUCED_MOTION

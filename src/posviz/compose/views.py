@@ -95,6 +95,7 @@ def frame(*objects, figures: dict, single: bool = False) -> pn.Column:
         stylesheets=[SITE_CSS],
         sizing_mode="stretch_width",
         styles={"max-width": f"{WIDTH}px", "margin": "0 auto"},
+        css_classes=["posviz-main"],  # the page script makes it the main landmark
     )
 
 
