@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 import panel as pn
 
 from posviz.compose.routes import figure_route, href
-from posviz.compose.style import FIGURE_BODY_CSS, TEXT_CSS, WIDGET_CSS
+from posviz.compose.style import FIGURE_BODY_CSS, REDUCED_MOTION, TEXT_CSS, WIDGET_CSS
 
 
 def fit(plot):
@@ -130,7 +130,7 @@ def figure_layout(figure: object) -> pn.Column:
         styles={"flex": "1 1 300px", "min-width": "0"},
         stylesheets=[FIGURE_BODY_CSS],
     )
-    return pn.Column(
+    view = pn.Column(
         pn.FlexBox(
             controls,
             main,
@@ -152,3 +152,9 @@ def figure_layout(figure: object) -> pn.Column:
         sizing_mode="stretch_width",
         stylesheets=[FIGURE_BODY_CSS],
     )
+    # Panel's inner layouts (the controls' own column, each plot's row) animate their
+    # scroll buttons; reduced motion reaches them only through their own stylesheets.
+    for part in view.select(pn.layout.ListPanel):
+        if REDUCED_MOTION not in part.stylesheets:
+            part.stylesheets = [*part.stylesheets, REDUCED_MOTION]
+    return view

@@ -92,7 +92,7 @@ th[scope="col"] { background: var(--pv-chip); }
 .posviz-deeplink { display: none; }
 @media print { .posviz-deeplink { display: block; font-size: 12px; }
                .posviz-deeplink a { color: #000; text-decoration: none; word-break: break-all; } }
-"""
+""" + REDUCED_MOTION
 
 NOTICE_CSS = """
 :host { background: #fff7e6; border: 1px solid #f0c36d; border-radius: 6px; padding: 0.2em 1em;
@@ -100,20 +100,20 @@ NOTICE_CSS = """
 ul { margin: 0.3em 0; padding-left: 1.2em; }
 @media (prefers-color-scheme: dark) { :host { background: #3a2d12; border-color: #8a6a2a;
                                               color: #ffe2a8; } }
-"""
+""" + REDUCED_MOTION
 
 FIGURE_CSS = """
 :host { border: 1px solid var(--pv-rule); border-radius: 8px; padding: 8px 4px; margin: 8px 0;
         max-width: 100%; box-sizing: border-box; }
 @media print { :host { break-inside: avoid; } }
-"""
+""" + REDUCED_MOTION
 
 # The figure's own layouts: controls beside the plots when there is room, above
 # them when not; controls are not printed.
 FIGURE_BODY_CSS = """
 :host { max-width: 100%; min-width: 0; }
 @media print { .posviz-controls, .posviz-numbers-toggle { display: none !important; } }
-"""
+""" + REDUCED_MOTION
 
 # Widgets: visible focus, themed slider, and no transitions when motion is reduced.
 WIDGET_CSS = (

@@ -1,0 +1,256 @@
+"""Accessibility in the browser: axe-core, keyboard, screen-reader text, motion, print, dark.
+
+axe-core comes from PyPI's axe-playwright-python (a test dependency; nothing of
+it is shipped in the site) and is injected into each page by Playwright.
+"""
+
+import functools
+import http.server
+import threading
+
+import pytest
+from playwright.sync_api import expect
+
+from posviz.compose.routes import routes
+from posviz.compose.style import DARK
+from posviz.content import load
+from tests.ui.conftest import fingerprint, wait_for_change, wait_for_plot
+
+pytestmark = pytest.mark.browser
+
+ROUTES = [route.name for route in routes(load())]
+SERIOUS = {"serious", "critical"}
+
+# The focused element, followed into shadow roots.
+DEEP_FOCUS_JS = """() => {
+  let a = document.activeElement;
+  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+  if (!a || a === document.body) return null;
+  const style = getComputedStyle(a);
+  return {cls: a.className, label: a.getAttribute('aria-label') || a.textContent.trim(),
+          outline: style.outlineStyle, width: parseFloat(style.outlineWidth)};
+}"""
+
+# The first figure's current plot background, as Bokeh holds it.
+BACKGROUND_JS = """(name) => {
+  for (const doc of [...Bokeh.documents].reverse()) {
+    const plot = doc.get_model_by_name(name);
+    if (plot) return plot.background_fill_color;
+  }
+  return null;
+}"""
+
+
+def axe_serious(page) -> list[str]:
+    from axe_playwright_python.sync_playwright import Axe
+
+    violations = Axe().run(page).response["violations"]
+    return [
+        f"{v['id']} ({v['impact']}, {len(v['nodes'])} nodes): {v['help']}"
+        for v in violations
+        if v["impact"] in SERIOUS
+    ]
+
+
+def url(base: str, name: str) -> str:
+    return f"{base}/" if name == "index" else f"{base}/{name}"
+
+
+def settle(page):
+    """Wait until the page's figures are drawn and the page script has labelled them."""
+    page.wait_for_load_state("networkidle")
+    if page.locator(".posviz-figure").count():
+        page.wait_for_function(
+            "() => window.__posvizAccess && window.Bokeh && Bokeh.documents.length"
+        )
+        page.locator(".noUi-handle[aria-label]").first.wait_for(state="attached")
+        page.locator(".posviz-readout[aria-live='polite']").first.wait_for(state="attached")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("name", ROUTES)
+def test_no_serious_axe_violations_under_serve(served, page, blocked, name, scheme):
+    page.emulate_media(color_scheme=scheme)
+    page.goto(url(served, name))
+    settle(page)
+    assert axe_serious(page) == []
+    assert blocked == [] and page.errors == []
+
+
+def test_axe_sees_the_problem_it_should(served, page):
+    """The audit can fail: an unnamed slider handle is reported as serious."""
+    page.goto(url(served, "figure-710"))
+    settle(page)
+    page.evaluate(
+        "() => { const d = document.createElement('div'); d.setAttribute('role', 'slider');"
+        " d.tabIndex = 0; document.body.appendChild(d); }"
+    )
+    assert any(v.startswith("aria-input-field-name") for v in axe_serious(page))
+
+
+def deep_focus(page):
+    return page.evaluate(DEEP_FOCUS_JS)
+
+
+def test_every_control_is_reached_by_tab_with_visible_focus(served, page):
+    page.goto(url(served, "figure-96"))
+    settle(page)
+    reached = []
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        focus = deep_focus(page)
+        if focus is None:
+            continue
+        reached.append(focus["label"])
+        if "noUi-handle" in focus["cls"] or "bk-btn" in focus["cls"]:
+            assert focus["outline"] != "none" and focus["width"] >= 2, focus
+    # Preset buttons, the four sliders by their titles, then "Show the numbers".
+    for expected in [
+        "base",
+        "big",
+        "custom",
+        "d_model",
+        "d_ff",
+        "N (layers per stack)",
+        "vocabulary",
+        "Show the numbers",
+    ]:
+        assert expected in reached, (expected, reached)
+
+
+def test_arrow_keys_move_a_slider_and_the_plot_and_its_text_follow(served, page):
+    page.goto(url(served, "figure-710"))
+    settle(page)
+    before = wait_for_plot(page, "posviz-710-hands")
+    alternative = page.locator(".posviz-alt .posviz-sr")
+    assert "at pos 12 the hands read" in alternative.inner_text()
+    for _ in range(10):  # Tab to the first slider, as a keyboard reader would
+        page.keyboard.press("Tab")
+        if (deep_focus(page) or {}).get("label") == "pos":
+            break
+    assert deep_focus(page)["label"] == "pos"
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    wait_for_change(page, "posviz-710-hands", before)
+    page.locator(".posviz-readout", has_text="pos = 14").wait_for()
+    assert page.locator(".posviz-readout").get_attribute("aria-live") == "polite"
+    expect(alternative).to_contain_text("at pos 14 the hands read")
+    assert "pos=14" in page.url
+
+
+def test_show_the_numbers_gives_a_table_of_the_current_data(served, page):
+    page.goto(url(served, "figure-710?pos=30&d_model=64"))
+    settle(page)
+    assert page.locator(".posviz-numbers table").count() == 0
+    page.get_by_role("button", name="Show the numbers").click()
+    table = page.locator(".posviz-numbers table")
+    table.wait_for()
+    assert table.locator("caption").inner_text() == "PE(pos)·PE(pos+k) at pos = 30, d_model = 64"
+    headers = table.locator("th[scope='col']").all_inner_texts()
+    assert headers == ["offset k", "from rows", "Σ cos(ωᵢk)"]
+    rows = table.locator("tbody tr")
+    assert rows.count() == 11  # k = 0, 10, ..., 100
+    # PE(pos)·PE(pos) = Σ sin² + cos² = d_model / 2, whatever pos is.
+    assert rows.nth(0).locator("th").inner_text() == "0"
+    assert rows.nth(0).locator("td").all_inner_texts() == ["32.000", "32.000"]
+    # The table follows the sliders.
+    page.locator(".posviz-figure .noUi-handle").nth(1).focus()
+    page.keyboard.press("ArrowRight")  # d_model 64 → 80
+    page.locator(".posviz-numbers caption", has_text="d_model = 80").wait_for()
+    assert page.locator(".posviz-numbers tbody tr").nth(0).locator("td").all_inner_texts() == [
+        "40.000",
+        "40.000",
+    ]
+
+
+# Every element's transition and animation durations, through shadow roots.
+MOTION_JS = """() => {
+  const found = [];
+  const walk = (root) => {
+    for (const e of root.querySelectorAll('*')) {
+      const style = getComputedStyle(e);
+      for (const d of [style.transitionDuration, style.animationDuration].join(',').split(','))
+        if (parseFloat(d) > 0) found.push(e.className + ' ' + d.trim());
+      if (e.shadowRoot) walk(e.shadowRoot);
+    }
+  };
+  walk(document);
+  return found;
+}"""
+
+
+def test_reduced_motion_turns_transitions_off(served, page):
+    page.goto(url(served, "figure-96"))
+    settle(page)
+    page.evaluate(  # something that animates, as a page component might
+        "() => { const d = document.createElement('div'); d.className = 'moving';"
+        " d.style.transition = 'opacity 1s'; document.body.appendChild(d); }"
+    )
+    assert "moving 1s" in page.evaluate(MOTION_JS)
+    page.emulate_media(reduced_motion="reduce")
+    assert page.evaluate(MOTION_JS) == []
+
+
+def test_print_hides_controls_and_carries_the_deep_link(served, page):
+    page.goto(url(served, "figure-710?pos=24"))
+    settle(page)
+    link = page.locator(".posviz-deeplink a")
+    assert not link.is_visible()
+    assert page.locator(".posviz-controls").first.is_visible()
+    page.emulate_media(media="print")
+    assert not page.locator(".posviz-controls").first.is_visible()
+    assert not page.locator(".posviz-numbers-toggle").is_visible()
+    assert link.is_visible()
+    assert link.inner_text() == f"{served}/figure-710?pos=24&d_model=128"
+    assert page.locator("[name='posviz-710-hands'], .posviz-plot").first.is_visible()
+
+
+def rgb(hex_colour: str) -> str:
+    r, g, b = (int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({r}, {g}, {b})"
+
+
+def test_dark_scheme_colours_the_page_and_the_plots(served, page):
+    page.emulate_media(color_scheme="dark")
+    page.goto(url(served, "figure-710"))
+    settle(page)
+    wait_for_plot(page, "posviz-710-hands")
+    page.wait_for_function(
+        f"(n) => ({BACKGROUND_JS})(n) === {DARK['paper']!r}", arg="posviz-710-hands"
+    )
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == rgb(DARK["paper"])
+    heading = page.locator("h3", has_text="Clock hands")
+    assert heading.evaluate("e => getComputedStyle(e).color") == rgb(DARK["ink"])
+    # Back to light: the plots get their own colours again.
+    page.emulate_media(color_scheme="light")
+    page.wait_for_function(f"(n) => ({BACKGROUND_JS})(n) === '#ffffff'", arg="posviz-710-hands")
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(255, 255, 255)"
+    before = fingerprint(page, "posviz-710-hands")
+    assert before is not None
+
+
+# --- the static export ------------------------------------------------------------
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def site_url(built_site):
+    handler = functools.partial(QuietHandler, directory=str(built_site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+@pytest.mark.parametrize("name", ROUTES)
+def test_no_serious_axe_violations_in_the_export(site_url, page, blocked, name):
+    page.goto(f"{site_url}/{name}.html")
+    page.wait_for_function("() => document.body.dataset.posviz !== 'loading'", timeout=120_000)
+    assert page.evaluate("document.body.dataset.posviz") == "live"
+    settle(page)
+    assert axe_serious(page) == []
+    assert blocked == []
