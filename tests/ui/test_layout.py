@@ -1,0 +1,102 @@
+"""Every screen: no sideways scroll, plots inside their cards, controls above when narrow."""
+
+import pytest
+
+from posviz.compose.routes import routes
+from posviz.content import load
+from tests.ui.conftest import wait_for_plot
+
+pytestmark = pytest.mark.browser
+
+SIZES = [(390, 844), (768, 1024), (1280, 800)]
+ROUTES = [route for route in routes(load()) if route.kind != "home"]
+
+# Each figure card and, inside it, the box of each plot and of each canvas drawn.
+BOXES_JS = """() => {
+  const box = (e) => { const r = e.getBoundingClientRect();
+                       return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+  const deep = (root, selector, out = []) => {
+    for (const e of root.querySelectorAll('*')) {
+      if (e.matches(selector)) out.push(e);
+      if (e.shadowRoot) deep(e.shadowRoot, selector, out);
+    }
+    return out;
+  };
+  return deep(document, '.posviz-figure-block').map((card) => ({
+    card: box(card),
+    plots: deep(card.shadowRoot || card, '.posviz-plot').map(box),
+    canvases: deep(card.shadowRoot || card, 'canvas').map(box),
+  }));
+}"""
+
+
+def first_plot_name(route) -> str | None:
+    names = {96: "bars", 710: "hands", 7256: "cost", 4121: "layers1"}
+    return f"posviz-{route.figures[-1]}-{names[route.figures[-1]]}" if route.figures else None
+
+
+@pytest.fixture
+def sized(browser, blocked):
+    contexts = []
+
+    def make(width, height):
+        context = browser.new_context(viewport={"width": width, "height": height})
+        context.route(
+            "**/*",
+            lambda r: (
+                r.continue_()
+                if r.request.url.startswith(("http://127.0.0.1", "data:", "blob:"))
+                else (blocked.append(r.request.url), r.abort())
+            ),
+        )
+        contexts.append(context)
+        return context.new_page()
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+@pytest.mark.parametrize("width,height", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+@pytest.mark.parametrize("route", ROUTES, ids=[r.name for r in ROUTES])
+def test_fits_the_width_and_plots_stay_in_their_cards(served, sized, blocked, route, width, height):
+    page = sized(width, height)
+    page.goto(f"{served}/{route.name}")
+    plot = first_plot_name(route)
+    if plot:
+        wait_for_plot(page, plot)
+        page.locator(".posviz-plot canvas").last.wait_for()
+    else:
+        page.wait_for_load_state("networkidle")
+    sizes = page.evaluate(
+        "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+    )
+    assert sizes[0] <= sizes[1], f"{route.name} at {width}px scrolls sideways: {sizes}"
+    cards = page.evaluate(BOXES_JS)
+    assert len(cards) == len(route.figures)
+    for card in cards:
+        assert card["card"]["right"] <= width
+        assert len(card["plots"]) >= 1
+        for inner in card["plots"] + card["canvases"]:
+            assert inner["left"] >= card["card"]["left"] - 0.5, (route.name, card)
+            assert inner["right"] <= card["card"]["right"] + 0.5, (route.name, card)
+    assert blocked == []
+
+
+def test_controls_go_above_the_plot_when_narrow_and_beside_it_when_wide(served, sized):
+    positions = {}
+    for width, height in [(390, 844), (1280, 800)]:
+        page = sized(width, height)
+        page.goto(f"{served}/figure-96")
+        wait_for_plot(page, "posviz-96-bars")
+        controls = page.locator(".posviz-controls").first.bounding_box()
+        plot = page.locator(".posviz-plot").first.bounding_box()
+        positions[width] = (controls, plot)
+    narrow_controls, narrow_plot = positions[390]
+    assert narrow_controls["y"] + narrow_controls["height"] <= narrow_plot["y"] + 1
+    wide_controls, wide_plot = positions[1280]
+    assert wide_controls["x"] + wide_controls["width"] <= wide_plot["x"]
+    assert abs(wide_controls["y"] - wide_plot["y"]) < 40
+    # The plot scales to its container: narrower on the phone, and within it.
+    assert narrow_plot["width"] < wide_plot["width"]
+    assert narrow_plot["x"] >= 0 and narrow_plot["x"] + narrow_plot["width"] <= 390
