@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.ui.conftest import blocked, browser, page  # noqa: F401  (browser fixtures)
+
 sphinx = pytest.importorskip("sphinx")
 
 CONF = """\

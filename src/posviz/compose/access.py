@@ -150,11 +150,13 @@ function schedule(root) {
 
 function postHeight() {
   if (window.parent === window) return;
-  let bottom = 0;
-  for (const child of document.body.children) {
-    bottom = Math.max(bottom, child.getBoundingClientRect().bottom + window.scrollY);
-  }
-  const height = Math.ceil(bottom + 8);
+  // The page's own column, not the body: the body is as tall as the iframe, and
+  // the status pill is fixed to the bottom of it; measuring them would feed back.
+  const main = document.querySelector('.posviz-main');
+  if (!main) return;
+  const box = main.getBoundingClientRect();
+  if (!box.height) return;
+  const height = Math.ceil(box.bottom + window.scrollY + 16);
   if (height !== state.height) {
     state.height = height;
     window.parent.postMessage({posviz: 'height', height: height}, '*');

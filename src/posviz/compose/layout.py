@@ -15,6 +15,8 @@ import panel as pn
 from posviz.compose.routes import figure_route, href
 from posviz.compose.style import FIGURE_BODY_CSS, REDUCED_MOTION, TEXT_CSS, WIDGET_CSS
 
+WRAP_CSS = ":host { flex-wrap: wrap; gap: 8px; row-gap: 8px; }"
+
 
 def fit(plot):
     """The plot, scaled to the width of its container and keeping its aspect."""
@@ -47,6 +49,19 @@ def deep_link(figure: object) -> str:
     )
 
 
+class WrappingRow(pn.Row):
+    """A row whose items wrap onto the next line when they do not fit.
+
+    ``pn.FlexBox`` would do it, but it is a ReactiveHTML component whose
+    markup Panel sanitizes with ``nh3``, which the static export does not ship.
+    """
+
+    def __init__(self, *objects, **params):
+        params["stylesheets"] = [*params.get("stylesheets", []), WRAP_CSS]
+        params.setdefault("sizing_mode", "stretch_width")
+        super().__init__(*objects, **params)
+
+
 def figure_layout(figure: object) -> pn.Column:
     """The view of one figure (``Figure.__panel__``)."""
     plots = figure.plots()
@@ -58,7 +73,7 @@ def figure_layout(figure: object) -> pn.Column:
         parameters=figure.sliders(),
         widgets=figure.widgets,
         show_name=False,
-        default_layout=pn.FlexBox,
+        default_layout=WrappingRow,
         css_classes=["posviz-controls"],
         **(
             {"width": 230, "sizing_mode": "fixed"}
@@ -104,7 +119,7 @@ def figure_layout(figure: object) -> pn.Column:
         sizing_mode="stretch_width",
         margin=(0, 10),
     )
-    plots = pn.FlexBox(
+    plots = WrappingRow(
         *[
             pn.pane.HoloViews(
                 fit(plot),
@@ -115,8 +130,6 @@ def figure_layout(figure: object) -> pn.Column:
             )
             for plot in plots
         ],
-        flex_wrap="wrap",
-        gap="4px",
         sizing_mode="stretch_width",
         stylesheets=[FIGURE_BODY_CSS],
     )
@@ -131,11 +144,9 @@ def figure_layout(figure: object) -> pn.Column:
         stylesheets=[FIGURE_BODY_CSS],
     )
     view = pn.Column(
-        pn.FlexBox(
+        WrappingRow(
             controls,
             main,
-            flex_wrap="wrap",
-            gap="8px",
             sizing_mode="stretch_width",
             stylesheets=[FIGURE_BODY_CSS],
         ),
