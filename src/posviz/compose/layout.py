@@ -10,17 +10,42 @@ each plot scales to its container and keeps its aspect.
 import html
 from urllib.parse import urlencode
 
+import holoviews as hv
 import panel as pn
 
 from posviz.compose.routes import figure_route, href
-from posviz.compose.style import FIGURE_BODY_CSS, REDUCED_MOTION, TEXT_CSS, WIDGET_CSS
+from posviz.compose.style import FIGURE_BODY_CSS, NO_MIN_WIDTH, REDUCED_MOTION, TEXT_CSS, WIDGET_CSS
 
 WRAP_CSS = ":host { flex-wrap: wrap; gap: 8px; row-gap: 8px; }"
 
 
 def fit(plot):
-    """The plot, scaled to the width of its container and keeping its aspect."""
-    return plot.opts(backend_opts={"plot.sizing_mode": "scale_width"}, clone=True)
+    """The plot, scaled to the width of its container and keeping its aspect.
+
+    A fixed frame size (square cells) would keep the canvas from shrinking: it
+    becomes the canvas size instead, with room for the title, and scales.
+    """
+    options = {"plot.sizing_mode": "scale_width"}
+    frame = frame_size(plot)
+    if frame is not None:
+        width, height = frame
+        options.update(
+            {
+                "plot.frame_width": None,
+                "plot.frame_height": None,
+                "plot.width": width,
+                "plot.height": height + 30,
+            }
+        )
+    return plot.opts(backend_opts=options, clone=True)
+
+
+def frame_size(plot) -> tuple[int, int] | None:
+    """The (frame_width, frame_height) the plot asks for, if it asks for both."""
+    element = plot[()] if isinstance(plot, hv.DynamicMap) else plot
+    options = hv.Store.lookup_options("bokeh", element, "plot").kwargs
+    width, height = options.get("frame_width"), options.get("frame_height")
+    return (width, height) if width and height else None
 
 
 def numbers_html(figure: object) -> str:
@@ -165,7 +190,8 @@ def figure_layout(figure: object) -> pn.Column:
     )
     # Panel's inner layouts (the controls' own column, each plot's row) animate their
     # scroll buttons; reduced motion reaches them only through their own stylesheets.
+    # So does the fix to their min-widths (see NO_MIN_WIDTH).
     for part in view.select(pn.layout.ListPanel):
         if REDUCED_MOTION not in part.stylesheets:
-            part.stylesheets = [*part.stylesheets, REDUCED_MOTION]
+            part.stylesheets = [*part.stylesheets, NO_MIN_WIDTH, REDUCED_MOTION]
     return view

@@ -38,6 +38,12 @@ VARIABLES = f"""
 @media (prefers-color-scheme: dark) {{ :host, :root {{ {_variables(DARK)} }} }}
 """
 
+# Bokeh gives a row the sum of its children's widths as its min-width, and each
+# enclosing column the largest of those, whether or not the row wraps: a page
+# of wrapping rows would then still scroll sideways. A shadow root's !important
+# beats the inline style Bokeh sets on its host.
+NO_MIN_WIDTH = ":host { min-width: 0 !important; }\n"
+
 REDUCED_MOTION = """
 @media (prefers-reduced-motion: reduce) {
   *, *::before, *::after { transition: none !important; animation: none !important;
@@ -47,6 +53,7 @@ REDUCED_MOTION = """
 
 SITE_CSS = (
     VARIABLES
+    + NO_MIN_WIDTH
     + """
 :host { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
         color: var(--pv-ink); background: var(--pv-paper); }
@@ -64,7 +71,8 @@ html, body { background: var(--pv-paper); color: var(--pv-ink); color-scheme: li
     + REDUCED_MOTION
 )
 
-TEXT_CSS = """
+TEXT_CSS = (
+    """
 :host { color: var(--pv-ink); font-size: 15px; line-height: 1.55; }
 h1 { font-size: 2.1em; margin: 0.1em 0 0.2em; }
 h2 { font-size: 1.35em; margin: 1.2em 0 0.3em; border-bottom: 1px solid var(--pv-rule);
@@ -92,28 +100,41 @@ th[scope="col"] { background: var(--pv-chip); }
 .posviz-deeplink { display: none; }
 @media print { .posviz-deeplink { display: block; font-size: 12px; }
                .posviz-deeplink a { color: #000; text-decoration: none; word-break: break-all; } }
-""" + REDUCED_MOTION
+"""
+    + REDUCED_MOTION
+)
 
-NOTICE_CSS = """
+NOTICE_CSS = (
+    """
 :host { background: #fff7e6; border: 1px solid #f0c36d; border-radius: 6px; padding: 0.2em 1em;
         color: #5c3d00; font-size: 14px; }
 ul { margin: 0.3em 0; padding-left: 1.2em; }
 @media (prefers-color-scheme: dark) { :host { background: #3a2d12; border-color: #8a6a2a;
                                               color: #ffe2a8; } }
-""" + REDUCED_MOTION
+"""
+    + REDUCED_MOTION
+)
 
-FIGURE_CSS = """
+FIGURE_CSS = (
+    NO_MIN_WIDTH
+    + """
 :host { border: 1px solid var(--pv-rule); border-radius: 8px; padding: 8px 4px; margin: 8px 0;
         max-width: 100%; box-sizing: border-box; }
 @media print { :host { break-inside: avoid; } }
-""" + REDUCED_MOTION
+"""
+    + REDUCED_MOTION
+)
 
 # The figure's own layouts: controls beside the plots when there is room, above
 # them when not; controls are not printed.
-FIGURE_BODY_CSS = """
+FIGURE_BODY_CSS = (
+    NO_MIN_WIDTH
+    + """
 :host { max-width: 100%; min-width: 0; }
 @media print { .posviz-controls, .posviz-numbers-toggle { display: none !important; } }
-""" + REDUCED_MOTION
+"""
+    + REDUCED_MOTION
+)
 
 # Widgets: visible focus, themed slider, and no transitions when motion is reduced.
 WIDGET_CSS = (
