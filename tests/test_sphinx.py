@@ -1,13 +1,8 @@
 """posviz.sphinx: the directive, the copied site, and a real Sphinx project in Chromium."""
 
-import functools
-import http.server
-import threading
 from pathlib import Path
 
 import pytest
-
-from tests.ui.conftest import blocked, browser, page  # noqa: F401  (browser fixtures)
 
 sphinx = pytest.importorskip("sphinx")
 
@@ -144,115 +139,3 @@ def test_the_module_imports_neither_sphinx_nor_panel():
     )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert result.stdout.strip() == "[]", result.stderr
-
-
-# --- a real two-page project, in headless Chromium, network blocked ------------
-
-
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture(scope="module")
-def docs(built_site, tmp_path_factory):
-    root = tmp_path_factory.mktemp("docs")
-    code, warnings = build_docs(
-        root / "src", root / "out", built_site, {"index.rst": INDEX, "more/second.rst": SECOND}
-    )
-    assert code == 0, warnings
-    (root / "out" / "evil.html").write_text(EVIL, "utf-8")
-    handler = functools.partial(QuietHandler, directory=str(root / "out"))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-
-
-def live_frames(page, count: int):
-    page.wait_for_function(
-        f"() => document.querySelectorAll('iframe[data-posviz-embed]').length === {count}"
-    )
-    frames = []
-    for index in range(count):
-        element = page.locator("iframe[data-posviz-embed]").nth(index)
-        element.scroll_into_view_if_needed()
-        frame = element.element_handle().content_frame()
-        frame.wait_for_function(
-            "() => document.body && document.body.dataset.posviz === 'live'", timeout=180_000
-        )
-        frames.append((element, frame))
-    return frames
-
-
-def assert_not_clipped(page, element):
-    # The page inside reports its height and the iframe takes it: nothing is cut off.
-    page.wait_for_function(
-        "(e) => e.dataset.posvizHeight !== undefined", arg=element.element_handle()
-    )
-    frame = element.element_handle().content_frame()
-    content = frame.evaluate(
-        "() => Math.max(...[...document.body.children].map("
-        "c => c.getBoundingClientRect().bottom + window.scrollY))"
-    )
-    box = element.bounding_box()
-    assert box["height"] >= content, (box, content)
-    assert frame.evaluate("document.documentElement.scrollHeight <= window.innerHeight + 1")
-
-
-@pytest.mark.browser
-def test_two_page_sphinx_project_goes_live_offline(docs, page, blocked):
-    from tests.ui.conftest import slider_title
-
-    page.goto(f"{docs}/index.html")
-    frames = live_frames(page, 2)
-    (hands, hands_frame), (budget, budget_frame) = frames
-    assert hands.get_attribute("title") == "Clock hands at different speeds"
-    assert slider_title(hands_frame, 0, 0) == "pos: 24"
-    budget_frame.locator(".bk-slider-title", has_text="d_model: 1024").wait_for()
-    for element, _ in frames:
-        assert_not_clipped(page, element)
-    # The 96 figure asked for 300 px, far less than it needs: it grew to fit.
-    assert budget.bounding_box()["height"] > 400
-
-    page.goto(f"{docs}/more/second.html")
-    ((cost, cost_frame),) = live_frames(page, 1)
-    assert slider_title(cost_frame, 0, 0) == "k (window side): 12"
-    assert slider_title(cost_frame, 0, 1) == "m (axial span): 20"
-    assert_not_clipped(page, cost)
-    assert blocked == [], blocked
-    assert page.errors == []
-
-
-EVIL = """<script>
-parent.postMessage({posviz: "height", height: 40}, "*");
-</script>"""
-
-
-@pytest.mark.browser
-def test_height_messages_from_elsewhere_are_ignored(docs, page):
-    page.goto(f"{docs}/index.html")
-    (hands, hands_frame), _ = live_frames(page, 2)
-    page.wait_for_function("(e) => e.dataset.posvizHeight", arg=hands.element_handle())
-    height = hands.bounding_box()["height"]
-    assert height > 100
-    page.evaluate(
-        "() => { window.heard = []; window.addEventListener('message',"
-        " (e) => window.heard.push(e.origin)); }"
-    )
-    # The embedding page itself posts a height: not from the iframe, not heard.
-    page.evaluate("() => window.postMessage({posviz: 'height', height: 40}, '*')")
-    page.wait_for_function("() => window.heard.length === 1")
-    assert hands.bounding_box()["height"] == height
-    # The iframe is navigated to a page of another origin (localhost is not
-    # 127.0.0.1) that posts a height: the origin is not the site's, not heard.
-    hands_frame.goto(f"{docs.replace('127.0.0.1', 'localhost')}/evil.html")
-    page.wait_for_function("() => window.heard.length === 2")
-    assert page.evaluate("window.heard[1]").startswith("http://localhost:")
-    assert hands.bounding_box()["height"] == height
-    # The check can fail: the same message from the site's own origin is heard.
-    hands_frame.goto(f"{docs}/evil.html")
-    page.wait_for_function("() => window.heard.length === 3")
-    page.wait_for_function(
-        "(e) => e.getBoundingClientRect().height < 100", arg=hands.element_handle()
-    )

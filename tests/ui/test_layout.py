@@ -8,7 +8,8 @@ from tests.ui.conftest import wait_for_plot
 
 pytestmark = pytest.mark.browser
 
-SIZES = [(390, 844), (768, 1024), (1280, 800)]
+# A phone, a tablet, a laptop, and the width of a figure embedded in a docs page.
+SIZES = [(390, 844), (768, 1024), (1280, 800), (620, 900)]
 ROUTES = [route for route in routes(load()) if route.kind != "home"]
 
 # Each figure card and, inside it, the box of each plot and of each canvas drawn.
