@@ -4,12 +4,12 @@ import holoviews as hv
 import numpy as np
 import param
 
-from posviz.figures.base import PALETTE, Figure, Slider, name_plot
+from posviz.figures.base import PALETTE, Figure, Slider, name_plot, quiet
 from posviz.maths import cost
 
 SIDES = np.unique(np.round(np.geomspace(1, 256, 200)))
 LABELS = {"global": "global  S⁴", "window": "k×k window  S²·k²", "axial": "axial  2·S²·m"}
-COLOURS = dict(zip(cost.SCHEMES, PALETTE))
+COLOURS = dict(zip(cost.SCHEMES, PALETTE, strict=False))
 
 
 class AttentionCost(Figure):
@@ -51,7 +51,7 @@ class AttentionCost(Figure):
             for scheme, values in self.entries(SIDES).items()
         ]
         tie = hv.VLine(self.k).opts(color="#999999", line_dash="dotted")
-        return hv.Overlay([*curves, tie]).opts(
+        return quiet(hv.Overlay([*curves, tie])).opts(
             width=620,
             height=320,
             legend_position="top_left",

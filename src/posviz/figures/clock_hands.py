@@ -7,7 +7,15 @@ import holoviews as hv
 import numpy as np
 import param
 
-from posviz.figures.base import INK, PALETTE, EvenSlider, Figure, Slider, name_plot
+from posviz.figures.base import (
+    INK,
+    PALETTE,
+    EvenSlider,
+    Figure,
+    Slider,
+    name_plot,
+    quiet,
+)
 from posviz.maths import encoding
 
 POSITIONS = np.linspace(0, 100, 801)
@@ -50,7 +58,8 @@ class ClockHands(Figure):
         doc="Width of the encoding (even): d_model/2 hands.",
     )
 
-    def encoding(self, positions) -> np.ndarray:
+    def encoded(self, positions) -> np.ndarray:
+        """The encoding's rows at ``positions``: shape (len(positions), d_model)."""
         return encoding.encoding(positions, self.d_model)
 
     def dot_products(self, ks) -> tuple[np.ndarray, np.ndarray]:
@@ -72,41 +81,53 @@ class ClockHands(Figure):
     def hand_curves(self):
         """The hands' sine curves: they change with d_model only, so a pos step resends none."""
         table = _hand_table(self.d_model)
-        return hv.Overlay(
-            [
-                hv.Curve(
-                    (POSITIONS, table[:, n]),
-                    "position",
-                    "value",
-                    label=f"dim {2 * i}: one turn per {2 * math.pi / omega:.1f}",
-                ).opts(color=PALETTE[n], line_width=2)
-                for n, (i, omega) in enumerate(self.hands())
-            ]
+        return quiet(
+            hv.Overlay(
+                [
+                    hv.Curve(
+                        (POSITIONS, table[:, n]),
+                        "position",
+                        "value",
+                        label=f"dim {2 * i}: one turn per {2 * math.pi / omega:.1f}",
+                    ).opts(color=PALETTE[n], line_width=2)
+                    for n, (i, omega) in enumerate(self.hands())
+                ]
+            )
         )
 
     @param.depends("pos", "d_model")
     def pos_marks(self):
-        at_pos = self.encoding([self.pos])[0]
+        at_pos = self.encoded([self.pos])[0]
         marks = hv.Scatter(
-            [(self.pos, at_pos[2 * i]) for i, _ in self.hands()], "position", "value"
+            [(self.pos, at_pos[2 * i]) for i, _ in self.hands()],
+            "position",
+            "value",
         )
-        return hv.VLine(self.pos).opts(color=INK, line_dash="dotted") * marks.opts(
-            color=INK, size=7
+        return quiet(
+            hv.VLine(self.pos).opts(color=INK, line_dash="dotted")
+            * marks.opts(color=INK, size=7)
         )
 
     @param.depends("pos", "d_model")
     def dot_plot(self):
         rows, closed = self.offset_curves()
-        return hv.Overlay(
+        overlay = hv.Overlay(
             [
-                hv.Curve((OFFSETS, rows), "offset k", "PE(pos)·PE(pos+k)", label="from rows").opts(
-                    color=PALETTE[0], line_width=3
-                ),
                 hv.Curve(
-                    (OFFSETS, closed), "offset k", "PE(pos)·PE(pos+k)", label="Σ cos(ωᵢk)"
+                    (OFFSETS, rows),
+                    "offset k",
+                    "PE(pos)·PE(pos+k)",
+                    label="from rows",
+                ).opts(color=PALETTE[0], line_width=3),
+                hv.Curve(
+                    (OFFSETS, closed),
+                    "offset k",
+                    "PE(pos)·PE(pos+k)",
+                    label="Σ cos(ωᵢk)",
                 ).opts(color=PALETTE[1], line_width=2, line_dash="dashed"),
             ]
-        ).opts(
+        )
+        return quiet(overlay).opts(
             width=420,
             height=300,
             legend_position="top_right",
@@ -125,6 +146,7 @@ class ClockHands(Figure):
             legend_cols=2,
             legend_opts={"background_fill_alpha": 0.85},
             title="sin(pos·ωᵢ) of four hands; the dotted line is pos",
+            toolbar=None,
             show_grid=True,
             hooks=[name_plot(f"posviz-{self.figure_id}-hands")],
         )

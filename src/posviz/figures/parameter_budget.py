@@ -7,7 +7,7 @@ import panel as pn
 import param
 import yaml
 
-from posviz.figures.base import INK, PALETTE, Figure, Slider, name_plot
+from posviz.figures.base import INK, PALETTE, Figure, Slider, name_plot, quiet
 from posviz.maths import budget
 
 CUSTOM = "custom"
@@ -24,6 +24,7 @@ ROLE_COLOURS = dict(
     zip(
         budget.ROLES,
         (PALETTE[5], PALETTE[0], PALETTE[1], PALETTE[0], PALETTE[4], PALETTE[1], PALETTE[2]),
+        strict=True,
     )
 )
 
@@ -104,7 +105,7 @@ class ParameterBudget(Figure):
             kdims=["role", "millions"],
             vdims="text",
         )
-        return (bars * labels).opts(
+        return quiet(bars * labels).opts(
             hv.opts.Bars(
                 color="colour",
                 invert_axes=True,

@@ -2,31 +2,56 @@
 
 import holoviews as hv
 import numpy as np
+import panel as pn
 import param
 
-from posviz.figures.base import Figure, Slider, name_plot
+from posviz.figures.base import Figure, Slider, name_plot, quiet
 from posviz.maths import reach
 
 # Cell values: 0 not reached, 1 reached, 2 the query itself.
 COLOURS = ["#f4f5f7", "#8fb8e6", "#0b2d5c"]
+# What the scheme buttons say, for each of reach.SCHEMES.
+LABELS = {
+    "global": "global",
+    "local": "local 7×7",
+    "block-1d": "1D block",
+    "block-2d": "2D block",
+    "axial": "axial",
+}
+# Every parameter: both grids are drawn from all of them.
+DRAWN_FROM = (
+    "scheme",
+    "side",
+    "row",
+    "col",
+    "query_length",
+    "memory_length",
+    "block_height",
+    "block_width",
+    "memory_above",
+    "memory_side",
+)
 
 
 class QueryReach(Figure):
     figure_id = 4121
     title = "Which pixels does one query see?"
     caption = (
-        "Scheme 0 global · 1 local 7×7 window · 2 one-dimensional block · "
-        "3 two-dimensional block · 4 axial. The darkest cell is the query; shaded cells "
+        "Pick a scheme: global, a local 7×7 window, one- or two-dimensional blocks, or "
+        "axial. The darkest cell is the query; shaded cells "
         "reach it after one layer (left) and after two stacked layers (right). Drag the "
         "query to an edge or a corner: the local and block sets lose the part that falls "
         "off the image, while the axial cross keeps its full row and column."
     )
 
-    scheme = Slider(
-        label="scheme",
-        default=1,
-        bounds=(0, 4),
-        doc="0 global, 1 local 7×7, 2 1D block, 3 2D block, 4 axial.",
+    widgets = {"scheme": pn.widgets.RadioButtonGroup}
+    # Links made when the scheme was a slider name it by number.
+    link_aliases = {"scheme": {str(n): name for n, name in enumerate(reach.SCHEMES)}}
+
+    scheme = param.Selector(
+        default="local",
+        objects={LABELS[name]: name for name in reach.SCHEMES},
+        doc="Which pixels each query attends to: " + ", ".join(reach.SCHEMES) + ".",
     )
     side = Slider(
         label="image side", default=16, bounds=(8, 64), doc="Side of the image, in pixels."
@@ -95,11 +120,12 @@ class QueryReach(Figure):
             memory_side=self.memory_side,
         )
 
-    def reach(self, layers: int = 1) -> np.ndarray:
+    def reached(self, layers: int = 1) -> np.ndarray:
+        """Boolean (side, side) map of the pixels that reach the query after ``layers``."""
         return reach.reach(self.side, self.row, self.col, self.scheme, layers, self.geometry())
 
     def _grid(self, layers: int):
-        mask = self.reach(layers)
+        mask = self.reached(layers)
         cells = mask.astype(float)
         cells[self.row, self.col] = 2
         half = self.side - 0.5
@@ -111,7 +137,7 @@ class QueryReach(Figure):
             vdims="reached",
         )
         name = "one layer" if layers == 1 else f"{layers} layers"
-        return image.opts(
+        return quiet(image).opts(
             cmap=COLOURS,
             clim=(0, 2),
             frame_width=300,
@@ -126,33 +152,11 @@ class QueryReach(Figure):
             hooks=[name_plot(f"posviz-{self.figure_id}-layers{layers}")],
         )
 
-    @param.depends(
-        "scheme",
-        "side",
-        "row",
-        "col",
-        "query_length",
-        "memory_length",
-        "block_height",
-        "block_width",
-        "memory_above",
-        "memory_side",
-    )
+    @param.depends(*DRAWN_FROM)
     def one_layer(self):
         return self._grid(1)
 
-    @param.depends(
-        "scheme",
-        "side",
-        "row",
-        "col",
-        "query_length",
-        "memory_length",
-        "block_height",
-        "block_width",
-        "memory_above",
-        "memory_side",
-    )
+    @param.depends(*DRAWN_FROM)
     def two_layers(self):
         return self._grid(2)
 
@@ -160,9 +164,9 @@ class QueryReach(Figure):
         return [hv.DynamicMap(self.one_layer), hv.DynamicMap(self.two_layers)]
 
     def readout(self) -> str:
-        one, two = self.reach(1).sum(), self.reach(2).sum()
+        one, two = self.reached(1).sum(), self.reached(2).sum()
         return (
-            f"scheme **{self.scheme} · {reach.SCHEME_NAMES[self.scheme]}** · query at row "
+            f"scheme **{LABELS[self.scheme]}** · query at row "
             f"**{self.row}**, column **{self.col}** of a {self.side}×{self.side} image · "
             f"reach: **{one}** pixels after one layer, **{two}** after two"
         )
