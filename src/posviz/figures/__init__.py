@@ -69,12 +69,13 @@ def discover() -> dict:
 
     from posviz.figures.base import Figure
 
-    modules = {name for name, _ in _figure_modules()}
-    for name in sorted(modules):
-        import_module(name)
+    modules = {name: import_module(name) for name, _ in _figure_modules()}
     found: dict = {}
     for cls in param.descendents(Figure, concrete=True):
-        if cls.__module__ not in modules:  # e.g. a subclass a test defines
+        module = modules.get(cls.__module__)
+        # Only what a figure module defines now: not a subclass a test or a
+        # notebook makes, nor the stale class of a module since reloaded.
+        if getattr(module, cls.__name__, None) is not cls:
             continue
         other = found.setdefault(cls.figure_id, cls)
         if other is not cls:
