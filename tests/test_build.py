@@ -120,15 +120,12 @@ def test_posviz_wheel_carries_the_content_but_not_the_build(built_site):
 
 def test_wheels_carry_bytecode_compiled_by_pyodide(built_site):
     """Third-party modules become sourceless .pyc; posviz keeps source beside its bytecode."""
-    import importlib.util
-
     panel_wheel = zipfile.ZipFile(next((built_site / "wheels").glob("panel-*.whl")))
     names = set(panel_wheel.namelist())
     assert "panel/__init__.pyc" in names and "panel/__init__.py" not in names
     header = panel_wheel.read("panel/__init__.pyc")[:16]
-    assert header[:2] == (3531).to_bytes(2, "little")  # CPython 3.12's magic number
+    assert header[:2] == (3531).to_bytes(2, "little")  # CPython 3.12's, whatever the host runs
     assert int.from_bytes(header[4:8], "little") == 0b01  # hash-based, unchecked
-    assert importlib.util.MAGIC_NUMBER != header[:4]  # not this interpreter's (3.11)
     posviz_names = zipfile.ZipFile(next((built_site / "wheels").glob("posviz-*.whl"))).namelist()
     assert "posviz/figures/clock_hands.py" in posviz_names
     assert "posviz/figures/__pycache__/clock_hands.cpython-312.pyc" in posviz_names

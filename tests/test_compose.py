@@ -184,7 +184,7 @@ def test_topic_view_attributes_each_live_figure_to_its_page_section(site):
         (4121, pixels, "4. Axes: Attention One Axis at a Time", PIXELS, 4),
     ]
     assert len(blocks) == len(expected)
-    for block, (figure_id, title, heading, slug, number) in zip(blocks, expected):
+    for block, (figure_id, title, heading, slug, number) in zip(blocks, expected, strict=True):
         attribution, caption_head = block[0].object, block[1].object
         assert plain(attribution) == f"From {title} › {heading}"
         assert links(attribution) == [
@@ -203,7 +203,9 @@ def test_topic_view_figures_are_live(site):
     [controls] = [p for p in layout.select(pn.Param) if p.object is clock]
     readouts = [p for p in layout.select(pn.pane.Markdown) if "pos = **" in str(p.object)]
     assert len(readouts) == 1
-    [slider] = controls.layout.select(lambda o: isinstance(o, pn.widgets.IntSlider) and o.name == "pos")
+    [slider] = controls.layout.select(
+        lambda o: isinstance(o, pn.widgets.IntSlider) and o.name == "pos"
+    )
     clock.pos = 40
     assert slider.value == 40
     assert "pos = **40**" in readouts[0].object
@@ -383,7 +385,8 @@ def test_bare_key_where_only_one_figure_has_it(location):
 
 
 @pytest.mark.parametrize(
-    "number,name", [("0", "global"), ("1", "local"), ("2", "block-1d"), ("3", "block-2d"), ("4", "axial")]
+    "number,name",
+    [("0", "global"), ("1", "local"), ("2", "block-1d"), ("3", "block-2d"), ("4", "axial")],
 )
 def test_a_scheme_named_by_its_old_number_still_opens(location, number, name):
     _, figures, notice = open_view(location, "figure-4121", f"?scheme={number}")

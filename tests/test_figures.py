@@ -175,7 +175,7 @@ def test_budget_presets_come_from_data_and_render(preset):
     assert figure.counts() == budget.parameter_counts(**PRESETS[preset])
     assert figure.total() == sum(figure.counts().values())
     bars = rendered_sources(figure.plots()[0])[0]
-    drawn = dict(zip(bars["role"], bars["millions"]))
+    drawn = dict(zip(bars["role"], bars["millions"], strict=True))
     assert drawn == pytest.approx({role: n / 1e6 for role, n in figure.counts().items()})
 
 
@@ -235,7 +235,7 @@ def test_clock_hands_encoding_has_the_width_of_d_model():
 def test_cost_curves_are_log10_of_the_closed_forms(k, m):
     figure = AttentionCost(k=k, m=m)
     sources = rendered_sources(figure.plots()[0])[:3]
-    for source, scheme in zip(sources, cost.SCHEMES):
+    for source, scheme in zip(sources, cost.SCHEMES, strict=True):
         sides = np.asarray(source["image side S (pixels)"])
         expected = {
             "global": sides**4,
@@ -258,7 +258,7 @@ def test_cost_readout_states_the_ratio_and_the_tie():
 @pytest.mark.parametrize("where", [(8, 8), (0, 0), (15, 3)])
 def test_reach_grids_draw_the_reach_with_the_query_darkest(scheme, where):
     figure = QueryReach(scheme=scheme, row=where[0], col=where[1])
-    for layers, plot in zip((1, 2), figure.plots()):
+    for layers, plot in zip((1, 2), figure.plots(), strict=True):
         # Bokeh draws image row j at y = j; the inverted y axis puts row 0 on top.
         drawn = rendered_sources(plot)[0]["image"][0]
         expected = reach.reach(16, *where, scheme, layers).astype(float)

@@ -32,7 +32,7 @@ PARAM_VALIDATE_BOUNDS = ("param", "Number", "_validate_bounds")
 
 # Pure wheels are compiled to unchecked hash-based .pyc by the site's own
 # Pyodide (build/bytecode.py), through CPython's helper that writes the header.
-CPYTHON_HASH_PYC = ("importlib._bootstrap_external", "_code_to_hash_pyc")
+CPYTHON_HASH_PYC = ("importlib._bootstrap_external", "", "_code_to_hash_pyc")
 
 
 class FullBounds:

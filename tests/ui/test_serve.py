@@ -47,11 +47,10 @@ def test_topic_page_reads_right_and_every_figure_answers_its_slider(served, page
         "Transformers 1",
     ]
 
-    for index, (figure_id, plot, slider) in enumerate(FIGURES):
+    for index, (_, plot, slider) in enumerate(FIGURES):
         before = wait_for_plot(page, plot)
         press_on_slider(page, index, slider)
-        after = wait_for_change(page, plot, before)
-        assert after != before, f"figure {figure_id} did not redraw"
+        wait_for_change(page, plot, before)  # fails, with a timeout, if it never redraws
     assert "710.pos=13" in page.url
     assert blocked == [] and page.errors == []
 

@@ -66,7 +66,7 @@ def crumbs(*parts: str) -> pn.pane.HTML:
 
 
 def from_line(use: content.FigureUse) -> str:
-    """"From <page> › <section>": where a figure lives, as links."""
+    """The "From <page> › <section>" line: where a figure lives, as links."""
     section = use.section
     return (
         f"From {link(use.page.title, page_route(use.page.slug))} › "

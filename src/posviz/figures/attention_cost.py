@@ -13,6 +13,8 @@ COLOURS = dict(zip(cost.SCHEMES, PALETTE, strict=False))
 
 
 class AttentionCost(Figure):
+    """Entries of one attention layer against image side, for global, window and axial."""
+
     figure_id = 7256
     title = "What one attention layer costs on an image"
     caption = (
@@ -37,10 +39,12 @@ class AttentionCost(Figure):
     )
 
     def entries(self, sides) -> dict[str, np.ndarray]:
+        """Entries per layer of each scheme at each image side in ``sides``."""
         return cost.entries(sides, self.k, self.m)
 
     @param.depends("k", "m")
     def cost_plot(self):
+        """The three cost curves, log10, with a dotted line at S = k."""
         curves = [
             hv.Curve(
                 (SIDES, np.log10(values)),
@@ -64,9 +68,11 @@ class AttentionCost(Figure):
         )
 
     def plots(self):
+        """The cost plot."""
         return [hv.DynamicMap(self.cost_plot)]
 
     def readout(self) -> str:
+        """k, m, the window/axial ratio and which is cheaper, and where curves are clipped."""
         ratio = cost.window_to_axial(self.k, self.m)
         verdict = (
             "they tie"

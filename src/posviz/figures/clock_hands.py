@@ -38,6 +38,8 @@ def _offset_curves(pos: int, d_model: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 class ClockHands(Figure):
+    """Sinusoidal positional encoding as clock hands, and its dot product at offset k."""
+
     figure_id = 710
     title = "Clock hands at different speeds"
     caption = (
@@ -63,6 +65,7 @@ class ClockHands(Figure):
         return encoding.encoding(positions, self.d_model)
 
     def dot_products(self, ks) -> tuple[np.ndarray, np.ndarray]:
+        """PE(pos)·PE(pos+k) for each k in ``ks``: from the rows, and from Σ cos(ωᵢk)."""
         return (
             encoding.dot_from_rows(self.pos, ks, self.d_model),
             encoding.dot_closed_form(ks, self.d_model),
@@ -97,6 +100,7 @@ class ClockHands(Figure):
 
     @param.depends("pos", "d_model")
     def pos_marks(self):
+        """The dotted line at pos and a mark where each hand crosses it."""
         at_pos = self.encoded([self.pos])[0]
         marks = hv.Scatter(
             [(self.pos, at_pos[2 * i]) for i, _ in self.hands()],
@@ -104,12 +108,12 @@ class ClockHands(Figure):
             "value",
         )
         return quiet(
-            hv.VLine(self.pos).opts(color=INK, line_dash="dotted")
-            * marks.opts(color=INK, size=7)
+            hv.VLine(self.pos).opts(color=INK, line_dash="dotted") * marks.opts(color=INK, size=7)
         )
 
     @param.depends("pos", "d_model")
     def dot_plot(self):
+        """Both dot-product curves over OFFSETS: from the rows (solid), closed form (dashed)."""
         rows, closed = self.offset_curves()
         overlay = hv.Overlay(
             [
@@ -138,6 +142,7 @@ class ClockHands(Figure):
         )
 
     def plots(self):
+        """Hands with the pos marks (left), dot products (right)."""
         hands = (hv.DynamicMap(self.hand_curves) * hv.DynamicMap(self.pos_marks)).opts(
             width=460,
             height=320,
@@ -153,6 +158,7 @@ class ClockHands(Figure):
         return [hands, hv.DynamicMap(self.dot_plot)]
 
     def readout(self) -> str:
+        """pos, d_model, the slowest hand and the largest gap between the two curves."""
         rows, closed = self.offset_curves()
         gap = float(np.max(np.abs(rows - closed)))
         return (

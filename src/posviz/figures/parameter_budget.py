@@ -30,6 +30,8 @@ ROLE_COLOURS = dict(
 
 
 class ParameterBudget(Figure):
+    """The original Transformer's parameters counted by role, for its presets or any size."""
+
     figure_id = 96
     title = "Where the parameters go"
     caption = (
@@ -85,13 +87,16 @@ class ParameterBudget(Figure):
         self.preset = matching[0] if matching else CUSTOM
 
     def counts(self) -> dict[str, int]:
+        """Parameters of each role at the current sizes."""
         return budget.parameter_counts(self.d_model, self.d_ff, self.n_layers, self.vocab_size)
 
     def total(self) -> int:
+        """Parameters of the whole model."""
         return sum(self.counts().values())
 
     @param.depends("d_model", "d_ff", "n_layers", "vocab_size")
     def bars(self):
+        """One bar per role, in millions, labelled with its count."""
         counts = self.counts()
         # Reversed: Bokeh draws the first category at the bottom.
         rows = [(role, count / 1e6, ROLE_COLOURS[role]) for role, count in reversed(counts.items())]
@@ -125,9 +130,11 @@ class ParameterBudget(Figure):
         )
 
     def plots(self):
+        """The bars."""
         return [hv.DynamicMap(self.bars)]
 
     def readout(self) -> str:
+        """The sizes, the total and two shares worth noticing."""
         counts, total = self.counts(), self.total()
         share = budget.encoder_layer_share(self.d_model, self.d_ff)
         return (

@@ -1,4 +1,4 @@
-"""Figure 4121 — Which pixels does one query see?"""
+"""Figure 4121 — Which pixels one query sees."""
 
 import holoviews as hv
 import numpy as np
@@ -34,6 +34,8 @@ DRAWN_FROM = (
 
 
 class QueryReach(Figure):
+    """Which pixels reach one query pixel after one and two layers, per scheme."""
+
     figure_id = 4121
     title = "Which pixels does one query see?"
     caption = (
@@ -111,6 +113,7 @@ class QueryReach(Figure):
             self.param.update(row=min(self.row, last), col=min(self.col, last))
 
     def geometry(self) -> reach.Geometry:
+        """The block sizes of the sliders, for ``maths.reach``."""
         return reach.Geometry(
             query_length=self.query_length,
             memory_length=self.memory_length,
@@ -154,16 +157,20 @@ class QueryReach(Figure):
 
     @param.depends(*DRAWN_FROM)
     def one_layer(self):
+        """The grid after one layer."""
         return self._grid(1)
 
     @param.depends(*DRAWN_FROM)
     def two_layers(self):
+        """The grid after two stacked layers."""
         return self._grid(2)
 
     def plots(self):
+        """One layer (left), two layers (right)."""
         return [hv.DynamicMap(self.one_layer), hv.DynamicMap(self.two_layers)]
 
     def readout(self) -> str:
+        """The scheme, the query and how many pixels reach it after one and two layers."""
         one, two = self.reached(1).sum(), self.reached(2).sum()
         return (
             f"scheme **{LABELS[self.scheme]}** · query at row "
