@@ -46,7 +46,10 @@ class QueryReach(Figure):
         "off the image, while the axial cross keeps its full row and column."
     )
 
-    widgets = {"scheme": pn.widgets.RadioButtonGroup}
+    # Five named buttons do not fit side by side in the controls' column.
+    widgets = {
+        "scheme": {"type": pn.widgets.RadioButtonGroup, "orientation": "vertical", "width": 220}
+    }
     # Links made when the scheme was a slider name it by number.
     link_aliases = {"scheme": {str(n): name for n, name in enumerate(reach.SCHEMES)}}
 
