@@ -3,7 +3,6 @@ a second topic (with a new page) is Markdown in the content folder."""
 
 import shutil
 import sys
-import textwrap
 from pathlib import Path
 
 import panel as pn
@@ -15,38 +14,15 @@ from posviz.compose import routes as routing
 from posviz.compose import views
 from tests.test_compose import all_text, links, live_figures, panes, plain
 
-CONTENT = Path(__file__).resolve().parents[1] / "content"
-
-FIFTH = '''
-"""Figure 5 — Squares (a figure no page uses)."""
-
-import holoviews as hv
-import numpy as np
-import param
-
-from posviz.figures.base import Figure, Slider, name_plot, quiet
-
-
-class Squares(Figure):
-    figure_id = 5
-    title = "Squares grow faster than their sides"
-    caption = "The square of each whole number up to n. Move n and watch the curve bend."
-
-    n = Slider(default=4, bounds=(1, 20), label="n", doc="Largest number squared.")
-
-    @param.depends("n")
-    def curve(self):
-        sides = np.arange(1, self.n + 1)
-        return quiet(hv.Curve((sides, sides**2), "side", "square")).opts(
-            hooks=[name_plot(f"posviz-{self.figure_id}-curve")]
-        )
-
-    def plots(self):
-        return [hv.DynamicMap(self.curve)]
-
-    def readout(self) -> str:
-        return f"n = **{self.n}** · n² = **{self.n**2}**"
-'''
+ROOT = Path(__file__).resolve().parents[1]
+CONTENT = ROOT / "content"
+# The fifth figure is the one CONTRIBUTING.md shows a newcomer, so the two cannot drift.
+FIFTH = (
+    (ROOT / "CONTRIBUTING.md")
+    .read_text("utf-8")
+    .split("```python\n# src/posviz/figures/squares.py\n", 1)[1]
+    .split("```", 1)[0]
+)
 
 
 @pytest.fixture
@@ -54,7 +30,7 @@ def fifth_figure(tmp_path, monkeypatch):
     """posviz.figures with one more module in it, as if squares.py were added there."""
     folder = tmp_path / "more_figures"
     folder.mkdir()
-    (folder / "squares.py").write_text(textwrap.dedent(FIFTH), "utf-8")
+    (folder / "squares.py").write_text(FIFTH, "utf-8")
     monkeypatch.setattr(posviz.figures, "__path__", [*posviz.figures.__path__, str(folder)])
     cached = posviz.figures.__dict__.pop("FIGURES", None)
     monkeypatch.setenv("POSVIZ_CONTENT", str(CONTENT))
