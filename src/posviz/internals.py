@@ -46,7 +46,7 @@ class FullBounds:
             raise ValueError(f"{error} Its bounds are {low} to {high}.") from None
 
 
-# --- JavaScript (build/loader.js, benchmarks/common.py) ------------------------------------
+# --- JavaScript (build/loader.js; the benchmarks wait on the same) ------------------------
 
 # Panel marks the page ``<body class="pn-loading">`` until its document is
 # rendered; the loader removes it once the pre-rendered figures are shown.
