@@ -4,7 +4,7 @@ import holoviews as hv
 import numpy as np
 import param
 
-from posviz.figures.base import PALETTE, Figure, Slider, name_plot, quiet
+from posviz.figures.base import PALETTE, QUIET, Figure, Slider, name_plot
 from posviz.maths import cost
 
 SIDES = np.unique(np.round(np.geomspace(1, 256, 200)))
@@ -51,11 +51,12 @@ class AttentionCost(Figure):
                 "image side S (pixels)",
                 "log10 entries per layer",
                 label=LABELS[scheme],
-            ).opts(color=COLOURS[scheme], line_width=3 if scheme != "global" else 2)
+            ).opts(color=COLOURS[scheme], line_width=3 if scheme != "global" else 2, **QUIET)
             for scheme, values in self.entries(SIDES).items()
         ]
         tie = hv.VLine(self.k).opts(color="#999999", line_dash="dotted")
-        return quiet(hv.Overlay([*curves, tie])).opts(
+        return hv.Overlay([*curves, tie]).opts(
+            toolbar=None,
             width=620,
             height=320,
             legend_position="top_left",

@@ -10,11 +10,11 @@ import param
 from posviz.figures.base import (
     INK,
     PALETTE,
+    QUIET,
     EvenSlider,
     Figure,
     Slider,
     name_plot,
-    quiet,
 )
 from posviz.maths import encoding
 
@@ -84,18 +84,16 @@ class ClockHands(Figure):
     def hand_curves(self):
         """The hands' sine curves: they change with d_model only, so a pos step resends none."""
         table = _hand_table(self.d_model)
-        return quiet(
-            hv.Overlay(
-                [
-                    hv.Curve(
-                        (POSITIONS, table[:, n]),
-                        "position",
-                        "value",
-                        label=f"dim {2 * i}: one turn per {2 * math.pi / omega:.1f}",
-                    ).opts(color=PALETTE[n], line_width=2)
-                    for n, (i, omega) in enumerate(self.hands())
-                ]
-            )
+        return hv.Overlay(
+            [
+                hv.Curve(
+                    (POSITIONS, table[:, n]),
+                    "position",
+                    "value",
+                    label=f"dim {2 * i}: one turn per {2 * math.pi / omega:.1f}",
+                ).opts(color=PALETTE[n], line_width=2, **QUIET)
+                for n, (i, omega) in enumerate(self.hands())
+            ]
         )
 
     @param.depends("pos", "d_model")
@@ -107,8 +105,8 @@ class ClockHands(Figure):
             "position",
             "value",
         )
-        return quiet(
-            hv.VLine(self.pos).opts(color=INK, line_dash="dotted") * marks.opts(color=INK, size=7)
+        return hv.VLine(self.pos).opts(color=INK, line_dash="dotted") * marks.opts(
+            color=INK, size=7, **QUIET
         )
 
     @param.depends("pos", "d_model")
@@ -122,16 +120,17 @@ class ClockHands(Figure):
                     "offset k",
                     "PE(pos)·PE(pos+k)",
                     label="from rows",
-                ).opts(color=PALETTE[0], line_width=3),
+                ).opts(color=PALETTE[0], line_width=3, **QUIET),
                 hv.Curve(
                     (OFFSETS, closed),
                     "offset k",
                     "PE(pos)·PE(pos+k)",
                     label="Σ cos(ωᵢk)",
-                ).opts(color=PALETTE[1], line_width=2, line_dash="dashed"),
+                ).opts(color=PALETTE[1], line_width=2, line_dash="dashed", **QUIET),
             ]
         )
-        return quiet(overlay).opts(
+        return overlay.opts(
+            toolbar=None,
             width=420,
             height=300,
             legend_position="top_right",

@@ -7,7 +7,7 @@ import panel as pn
 import param
 import yaml
 
-from posviz.figures.base import INK, PALETTE, Figure, Slider, name_plot, quiet
+from posviz.figures.base import INK, PALETTE, QUIET, Figure, Slider, name_plot
 from posviz.maths import budget
 
 CUSTOM = "custom"
@@ -110,7 +110,8 @@ class ParameterBudget(Figure):
             kdims=["role", "millions"],
             vdims="text",
         )
-        return quiet(bars * labels).opts(
+        return (bars * labels).opts(
+            hv.opts.Overlay(toolbar=None),
             hv.opts.Bars(
                 color="colour",
                 invert_axes=True,
@@ -125,8 +126,9 @@ class ParameterBudget(Figure):
                 hooks=[name_plot(f"posviz-{self.figure_id}-bars")],
                 framewise=True,
                 padding=(0, (0, 0.22)),
+                **QUIET,
             ),
-            hv.opts.Labels(text_align="left", text_font_size="9pt", text_color=INK),
+            hv.opts.Labels(text_align="left", text_font_size="9pt", text_color=INK, **QUIET),
         )
 
     def plots(self):

@@ -5,7 +5,7 @@ import numpy as np
 import panel as pn
 import param
 
-from posviz.figures.base import Figure, Slider, name_plot, quiet
+from posviz.figures.base import QUIET, Figure, Slider, name_plot
 from posviz.maths import reach
 
 # Cell values: 0 not reached, 1 reached, 2 the query itself.
@@ -143,7 +143,8 @@ class QueryReach(Figure):
             vdims="reached",
         )
         name = "one layer" if layers == 1 else f"{layers} layers"
-        return quiet(image).opts(
+        return image.opts(
+            **QUIET,
             cmap=COLOURS,
             clim=(0, 2),
             frame_width=300,
