@@ -258,10 +258,11 @@ def write_worker(out: Path, wheel_names: list[str], pyodide_url: str, cdn_root: 
 
 
 def site_manifest(out: Path, found: list[Route]) -> None:
+    """``site.json``: every page with its kind (home, topic, page, tag, figure, gallery)."""
     pages = [
         {
             "path": f"{route.name}.html",
-            "kind": route.kind if route.kind != "gallery" else "figure",
+            "kind": route.kind,
             "title": route.title,
             "figures": list(route.figures),
         }
