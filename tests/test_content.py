@@ -285,7 +285,7 @@ def test_unknown_figure_id_is_reported_at_its_figure_line(broken):
     page = broken / f"pages/{AIAYN}.md"
     edit(page, "::: figure 710\n", "::: figure 711\n")
     [(path, line, message)] = problems_of(broken)
-    assert (path, line) == (f"pages/{AIAYN}.md", line_of(page, "::: figure 711")) == (path, 36)
+    assert (path, line) == (f"pages/{AIAYN}.md", line_of(page, "::: figure 711")) == (path, 40)
     assert message.startswith("unknown figure id '711' (known: ")
     assert "96, 710, 4121, 7256" in message
 
@@ -424,8 +424,8 @@ def test_several_problems_are_all_reported_in_file_then_line_order(broken):
 
     found = [(path, line) for path, line, _ in problems_of(broken)]
     assert found == [
-        (f"pages/{AIAYN}.md", 20),
-        (f"pages/{AIAYN}.md", 42),
+        (f"pages/{AIAYN}.md", line_of(broken / f"pages/{AIAYN}.md", "::: figure 69")),
+        (f"pages/{AIAYN}.md", line_of(broken / f"pages/{AIAYN}.md", "## Training and Results")),
         (f"pages/{PIXELS}.md", 5),
         ("pages/notes.md", 1),
         ("topics/positional-encoding.md", 1),
