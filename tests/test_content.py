@@ -455,8 +455,14 @@ def test_check_fails_with_file_and_line_on_broken_content(broken, capsys):
     parsed = [PROBLEM_LINE.match(line) for line in lines[1:]]
     assert all(parsed), lines
     assert [(m["path"], int(m["line"])) for m in parsed] == [
-        (str(broken / "pages" / f"{AIAYN}.md"), 36),
-        (str(broken / "pages" / f"{QKV}.md"), 16),
+        (
+            str(broken / "pages" / f"{AIAYN}.md"),
+            line_of(broken / f"pages/{AIAYN}.md", "::: figure 711"),
+        ),
+        (
+            str(broken / "pages" / f"{QKV}.md"),
+            line_of(broken / f"pages/{QKV}.md", "## Score, Scale, Softmax, Sum"),
+        ),
     ]
     assert "unknown figure id '711'" in parsed[0]["message"]
     assert "has no number" in parsed[1]["message"]
