@@ -366,6 +366,19 @@ def test_worked_example_by_hand():
     # Worked by hand from the rounded weights, the blend gives the same two decimals.
     rounded = np.round(weights, 2) @ values
     assert [fmt(o, 2) for o in rounded] == numbers(found)
+    rows = re.findall(r"^\| (\d) \| \((\d), (\d)\) \| \((\d), (\d)\) \| (.*) \|$", text, re.M)
+    assert len(rows) == 3
+    for n, (token, k_a, k_b, v_a, v_b, rest) in enumerate(rows):
+        assert int(token) == n + 1
+        assert [float(k_a), float(k_b)] == list(keys[n]) and [float(v_a), float(v_b)] == list(
+            values[n]
+        )
+        assert [cell.strip() for cell in rest.split("|")] == [
+            fmt(scores[n]),
+            fmt(scaled[n], 2),
+            fmt(exps[n], 2),
+            fmt(weights[n], 2),
+        ]
     unscaled = np.exp(scores) / np.exp(scores).sum()
     (found,) = stated(text, r"Skip the scaling and the weights become ([\d., and]+?):")
     assert numbers(found) == [fmt(w, 2) for w in unscaled]
