@@ -33,9 +33,9 @@ class ClockHands(Figure):
     figure_id = 710
     title = "Clock hands at different speeds"
     caption = (
-        "Try this first: drag *pos* and keep an eye on the right-hand panel. Its curve does "
-        "not move, because the dot product of the encoding at *pos* with the encoding k steps"
-        " further on depends on k alone. The solid line computes that product from the two "
+        "Try this first: drag *pos* and keep an eye on the right-hand panel. Its curve stays "
+        "exactly where it is: the dot product of the encoding at *pos* with the encoding k "
+        "steps further on is a function of k only. The solid line computes that product from the two "
         "encoding rows, the dashed line from Σᵢ cos(ωᵢ·k), and the two coincide. At k = 0 the"
         " curve starts at d_model/2, the value of PE(pos)·PE(pos). On the left are the sine "
         "dimensions of four hands against position, with *pos* as a dotted line. The fastest "

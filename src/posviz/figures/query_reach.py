@@ -17,9 +17,9 @@ class QueryReach(Figure):
     caption = (
         "First pick *axial* and drag the query into a corner: the cross through it still "
         "spans the whole row and the whole column, while the local window and both block "
-        "schemes lose what falls outside the image. The darkest cell is the query; the left "
-        "grid shades the pixels it gathers in one layer, the right grid in two stacked "
-        "layers. The schemes: *global* (every pixel), *local* (a 7×7 window), *1D block* and "
+        "schemes lose what falls outside the image. The query is the darkest cell. Shaded "
+        "cells are the pixels whose information reaches it: after one layer on the left, "
+        "after two layers stacked on the right. The schemes: *global* (every pixel), *local* (a 7×7 window), *1D block* and "
         "*2D block* (query blocks sharing a memory, as in the Image Transformer), and "
         "*axial*: row and column attention side by side in one layer, the criss-cross pattern"
         " of CCNet. Two such layers reach what a row pass followed by a column pass reaches."
