@@ -258,7 +258,6 @@ def write_worker(out: Path, wheel_names: list[str], pyodide_url: str, cdn_root: 
 
 
 def site_manifest(out: Path, found: list[Route]) -> None:
-    """``site.json``: every page with its kind (home, topic, page, tag, figure, gallery)."""
     pages = [
         {
             "path": f"{route.name}.html",

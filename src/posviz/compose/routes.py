@@ -36,6 +36,39 @@ def figure_route(figure_id: int) -> str:
     return f"figure-{figure_id}"
 
 
+def routes(library: Library) -> list[Route]:
+    from posviz.figures import FIGURES
+
+    found = [Route(HOME, "home", None, "posviz")]
+    for topic in library.topics.values():
+        figures = tuple(use.figure_id for use in library.figure_uses(topic))
+        found.append(Route(topic_route(topic.slug), "topic", topic.slug, topic.title, figures))
+    for page in library.pages.values():
+        found.append(Route(page_route(page.slug), "page", page.slug, page.title, page.figures))
+    # Tag pages link to figures rather than showing them live: no figures of their own.
+    for tag in tagged(library):
+        found.append(Route(tag_route(tag), "tag", tag, f"Tag · {tag}"))
+    for figure_id, figure in FIGURES.items():
+        found.append(
+            Route(figure_route(figure_id), "figure", figure_id, figure.title, (figure_id,))
+        )
+    found.append(Route(GALLERY, "gallery", None, "All figures", tuple(FIGURES)))
+    return found
+
+
+def exported() -> bool:
+    """True in the static export (and while it is pre-rendered at build time)."""
+    return sys.platform == "emscripten" or os.environ.get("POSVIZ_EXPORT") == "1"
+
+
+def href(name: str, fragment: str | None = None) -> str:
+    """A relative link to a route that works under ``posviz serve`` and in the export."""
+    target = "./" if name == HOME else name
+    if exported():
+        target = f"{name}.html"
+    return f"{target}#{fragment}" if fragment else target
+
+
 def tag_slug(tag: str) -> str:
     """A tag as a URL word: lower case, runs of anything but letters and digits as '-'."""
     slug = re.sub(r"[^a-z0-9]+", "-", tag.lower()).strip("-")
@@ -69,36 +102,3 @@ def tagged(library: Library) -> dict[str, list]:
         ]
         for tag, pages in sorted(found.items(), key=lambda item: item[0].lower())
     }
-
-
-def routes(library: Library) -> list[Route]:
-    from posviz.figures import FIGURES
-
-    found = [Route(HOME, "home", None, "posviz")]
-    for topic in library.topics.values():
-        figures = tuple(use.figure_id for use in library.figure_uses(topic))
-        found.append(Route(topic_route(topic.slug), "topic", topic.slug, topic.title, figures))
-    for page in library.pages.values():
-        found.append(Route(page_route(page.slug), "page", page.slug, page.title, page.figures))
-    # Tag pages link to figures rather than showing them live: no figures of their own.
-    for tag in tagged(library):
-        found.append(Route(tag_route(tag), "tag", tag, f"Tag · {tag}"))
-    for figure_id, figure in FIGURES.items():
-        found.append(
-            Route(figure_route(figure_id), "figure", figure_id, figure.title, (figure_id,))
-        )
-    found.append(Route(GALLERY, "gallery", None, "All figures", tuple(FIGURES)))
-    return found
-
-
-def exported() -> bool:
-    """True in the static export (and while it is pre-rendered at build time)."""
-    return sys.platform == "emscripten" or os.environ.get("POSVIZ_EXPORT") == "1"
-
-
-def href(name: str, fragment: str | None = None) -> str:
-    """A relative link to a route that works under ``posviz serve`` and in the export."""
-    target = "./" if name == HOME else name
-    if exported():
-        target = f"{name}.html"
-    return f"{target}#{fragment}" if fragment else target
