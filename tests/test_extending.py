@@ -171,8 +171,11 @@ def test_a_second_topic_has_its_own_reading_order_figures_and_tags(two_topics):
     ]
     assert attributions[-1] == "From Clocks on a grid › 1. One clock per axis"
     [tags] = [p for p in panes(layout) if "Tags that go with it" in str(p.object)]
-    chips = [plain(chip) for chip in str(tags.object).split('<span class="chip">')[1:]]
-    assert chips == ["Efficient attention 2", "Self-attention 1", "Vision 1"]
+    assert [text for _, text in links(tags.object)] == [
+        "Efficient attention 2",
+        "Self-attention 1",
+        "Vision 1",
+    ]
 
     # The first topic is unchanged by the second.
     first, _ = views.view("topic-positional-encoding")
@@ -183,7 +186,7 @@ def test_with_two_topics_every_route_renders(two_topics):
     from bokeh.document import Document
 
     names = [route.name for route in routing.routes(two_topics)]
-    assert "topic-attention-on-grids" in names and "page-clocks-on-a-grid" in names
+    assert {"topic-attention-on-grids", "page-clocks-on-a-grid", "tag-vision"} <= set(names)
     for route in routing.routes(two_topics):
         layout, _ = views.view(route.name)
         assert isinstance(layout, pn.Column)
