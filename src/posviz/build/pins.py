@@ -46,6 +46,5 @@ def check(path: Path, expected: str, what: str) -> None:
 def pure_versions() -> dict[str, str]:
     """Version of every pure wheel the site ships (downloaded or built from an sdist)."""
     return {
-        name: pin["version"]
-        for name, pin in sorted({**PINS["wheels"], **PINS["sdists"]}.items())
+        name: pin["version"] for name, pin in sorted({**PINS["wheels"], **PINS["sdists"]}.items())
     }
