@@ -149,7 +149,7 @@ def _intact(done: Path) -> bool:
     try:
         recorded = _sidecar(done).read_text("utf-8").strip()
     except OSError:
-        recorded = ""
+        return False  # made before sha256s were recorded: compile again, quietly
     if pins.sha256_file(done) == recorded:
         return True
     print(
