@@ -436,3 +436,12 @@ def test_markupsafe_patch_fails_loudly_when_setup_changes(tmp_path):
     (tmp_path / "setup.py").write_text("setup()\n")
     with pytest.raises(WheelError, match="changed its setup.py"):
         wheels._patch_markupsafe(tmp_path)
+
+
+def test_pyproject_pins_what_the_site_ships():
+    import tomllib
+
+    pyproject = Path(__file__).parent.parent / "pyproject.toml"
+    dependencies = tomllib.loads(pyproject.read_text())["project"]["dependencies"]
+    for name in ("bokeh", "holoviews", "panel"):
+        assert f"{name}=={PURE_PINS[name]}" in dependencies, name

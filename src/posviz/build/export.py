@@ -13,6 +13,7 @@ complete (see target.py). Every failure is one line on stderr and exit 1.
 
 import json
 import os
+import posixpath
 import re
 import shutil
 import subprocess
@@ -21,6 +22,7 @@ import tempfile
 import time
 import traceback
 import uuid
+import zipfile
 from importlib import resources
 from pathlib import Path
 
@@ -217,32 +219,39 @@ def copy_runtime(out: Path, dist: Path) -> list[str]:
     return [p.name for p in sorted(folder.iterdir())]
 
 
-def copy_static(out: Path) -> None:
-    """BokehJS, and every Panel dist file the pages (and their CSS) reference."""
-    bokeh_js = Path(bokeh.__file__).parent / "server" / "static" / "js"
-    version = BOKEH_VERSION  # == the host's bokeh: check_host_versions
-    (out / BOKEH_DIR).mkdir(parents=True, exist_ok=True)
-    for bundle in BOKEH_BUNDLES:
-        shutil.copy2(bokeh_js / f"{bundle}.min.js", out / BOKEH_DIR / f"{bundle}-{version}.min.js")
-    dist = Path(panel.__file__).parent / "dist"
-    prefix = f"{PANEL_CDN_ROOT}{panel.__version__}/dist/"
+def copy_static(out: Path, python: str) -> None:
+    """BokehJS, and every Panel dist file the pages (and their CSS) reference.
+
+    Taken from the pinned, hash-checked bokeh and panel wheels (the ones the
+    browser gets), not from the host's installed copies.
+    """
+    with zipfile.ZipFile(wheels.raw_wheel("bokeh", python)) as bokeh_wheel:
+        (out / BOKEH_DIR).mkdir(parents=True, exist_ok=True)
+        for bundle in BOKEH_BUNDLES:
+            (out / BOKEH_DIR / f"{bundle}-{BOKEH_VERSION}.min.js").write_bytes(
+                bokeh_wheel.read(f"bokeh/server/static/js/{bundle}.min.js")
+            )
+    prefix = f"{PANEL_CDN_ROOT}{wheels.PURE_PINS['panel']}/dist/"
     wanted = set()
     for page in out.glob("*.html"):
         wanted |= set(re.findall(re.escape(prefix) + r"([^\"'\s\\)?#]+)", page.read_text("utf-8")))
     pending = sorted(wanted)
-    while pending:
-        relative = pending.pop()
-        source, dest = dist / relative, out / prefix / relative
-        if dest.exists():
-            continue
-        if not source.is_file():
-            raise BuildError(f"a page references {prefix}{relative}, which panel does not ship")
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source, dest)
-        if source.suffix == ".css":
-            for ref in re.findall(r"url\(\s*[\"']?([^\"')?#]+)", source.read_text("utf-8")):
-                if not ref.startswith(("data:", "http:", "https:", "//")):
-                    pending.append((Path(relative).parent / ref).as_posix())
+    with zipfile.ZipFile(wheels.raw_wheel("panel", python)) as panel_wheel:
+        shipped = set(panel_wheel.namelist())
+        while pending:
+            relative = posixpath.normpath(pending.pop())
+            member, dest = f"panel/dist/{relative}", out / prefix / relative
+            if dest.exists():
+                continue
+            if relative.startswith("../") or member not in shipped:
+                raise BuildError(f"a page references {prefix}{relative}, which panel does not ship")
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            data = panel_wheel.read(member)
+            dest.write_bytes(data)
+            if member.endswith(".css"):
+                for ref in re.findall(r"url\(\s*[\"']?([^\"')?#]+)", data.decode("utf-8")):
+                    if not ref.startswith(("data:", "http:", "https:", "//")):
+                        pending.append(posixpath.join(posixpath.dirname(relative), ref))
 
 
 def precompile(built: list[Path], dist: Path) -> None:
@@ -388,7 +397,7 @@ def make_site(out: Path, found: list[Route], dist: Path, python: str, cdn: bool)
     else:
         log("copying the Pyodide runtime and static files")
         copy_runtime(out, dist)
-        copy_static(out)
+        copy_static(out, python)
         write_worker(out, names, PYODIDE_DIR, cdn_root, python)
     site_manifest(out, found)
     if not cdn:
