@@ -256,3 +256,12 @@ def test_build_fails_when_the_host_libraries_differ_from_the_shipped_ones(
     err = one_line_failure(capsys, export.build(tmp_path / "site"))
     assert "this environment has bokeh 3.9.1, but the site ships bokeh 3.9.2" in err
     assert not (tmp_path / "site").exists() and quick_build == []
+
+
+def test_a_second_build_into_the_same_place_fails_at_once(tmp_path, quick_build, capsys):
+    out = fake_site(tmp_path / "site")
+    before = tree(tmp_path)
+    with target.lock(out):
+        err = one_line_failure(capsys, export.build(out))
+    assert f"another posviz build is writing into {tmp_path}" in err
+    assert tree(tmp_path) == before and quick_build == []

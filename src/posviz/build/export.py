@@ -345,16 +345,17 @@ def build(out: Path, cdn: bool = False) -> int:
     work = None
     try:
         target.check(out)
-        target.recover(out)
         check_host_versions()
         found = list(routes(content.load()))
         dist = distribution.assemble(packages=LOCK_PACKAGES)
         python = distribution.python_version(dist)
-        work = target.fresh(out)
-        make_site(work, found, dist, python, cdn)
-        target.seal(work, posviz=__version__)
-        target.swap(work, out)
-        work = None
+        with target.lock(out):
+            target.recover(out)
+            work = target.fresh(out)
+            make_site(work, found, dist, python, cdn)
+            target.seal(work, posviz=__version__)
+            target.swap(work, out)
+            work = None
     except KeyboardInterrupt:
         print(f"posviz build: interrupted; {out} is as it was", file=sys.stderr)
         return 130

@@ -11,6 +11,8 @@ Stdlib only, and no build step: these checks run before anything is built.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -93,6 +95,26 @@ def check(out: Path) -> None:
             f"{out} holds {foreign[0]}{more}, which posviz did not write; move it away "
             "or choose another folder"
         )
+
+
+@contextlib.contextmanager
+def lock(out: Path):
+    """Hold the parent folder of `out` for one build; a second build there fails at once.
+
+    An advisory lock on the folder itself, so no lock file is left beside the site.
+    """
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(out.parent, os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise TargetError(
+                f"another posviz build is writing into {out.parent}; wait for it to finish"
+            ) from None
+        yield
+    finally:
+        os.close(fd)
 
 
 def _siblings(out: Path, kind: str) -> list[Path]:
