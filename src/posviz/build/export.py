@@ -140,8 +140,14 @@ def prerender(names: list[str], out: Path, cdn_root: str, processes: int = 2) ->
         for batch in batches
         if batch
     ]
-    for process in running:
-        output, _ = process.communicate()
+    try:
+        results = [(process, process.communicate()[0]) for process in running]
+    finally:  # interrupted or failed: no converter outlives the build
+        for process in running:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    for process, output in results:
         if process.returncode:
             raise BuildError(f"panel convert failed (exit {process.returncode}):\n{output[-4000:]}")
 
