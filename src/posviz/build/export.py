@@ -313,6 +313,7 @@ def site_manifest(out: Path, found: list[Route]) -> None:
 # The errors a build reports in one line; anything else is a bug, with a traceback file.
 EXPECTED = (
     BuildError,
+    content.ContentError,
     target.TargetError,
     distribution.DistributionError,
     wheels.WheelError,
