@@ -265,3 +265,16 @@ def test_a_second_build_into_the_same_place_fails_at_once(tmp_path, quick_build,
         err = one_line_failure(capsys, export.build(out))
     assert f"another posviz build is writing into {tmp_path}" in err
     assert tree(tmp_path) == before and quick_build == []
+
+
+def test_an_unwritable_parent_is_one_line(tmp_path, monkeypatch, quick_build, capsys):
+    out = fake_site(tmp_path / "site")
+    before = tree(tmp_path)
+
+    def refuse(out):
+        raise PermissionError(errno.EACCES, "Permission denied", str(out.parent))
+
+    monkeypatch.setattr(target, "fresh", refuse)
+    err = one_line_failure(capsys, export.build(out))
+    assert err == f"posviz build: failed: Permission denied: {tmp_path}"
+    assert tree(tmp_path) == before and quick_build == []
