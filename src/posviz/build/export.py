@@ -276,6 +276,7 @@ def precompile(built: list[Path], dist: Path) -> None:
 def write_worker(
     out: Path, wheel_names: list[str], pyodide_url: str, cdn_root: str, python: str
 ) -> None:
+    """The shared worker script, with the site's configuration."""
     config = {
         "pyodide": pyodide_url,
         "lock_packages": list(LOCK_PACKAGES),
