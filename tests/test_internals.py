@@ -16,12 +16,12 @@ from posviz import internals
 SRC = Path(internals.__file__).resolve().parent
 
 # Where each private name is used: the declaration must not outlive its use.
+# (CPython's _code_to_hash_pyc was one until build/bytecode.py moved to py_compile.)
 USED_IN = {
     "_debounce": ["compose/views.py:internals.set_server_debounce"],
     "_validate_bounds": ["figures/base.py:FullBounds"],
     "_link_docs_worker": ["build/worker.js:_link_docs_worker"],
     "_convert_json_patch": ["build/worker.js:_convert_json_patch"],
-    "_code_to_hash_pyc": ["build/bytecode.py:_code_to_hash_pyc"],
 }
 
 
@@ -52,8 +52,6 @@ def uses(where: str) -> bool:
 )
 def test_each_python_internal_exists_where_it_is_declared(module, owner, attribute):
     if not all(uses(where) for where in USED_IN[attribute]):
-        if attribute == "_code_to_hash_pyc":
-            pytest.skip("build/bytecode.py no longer uses it")
         pytest.fail(f"{attribute} is declared in posviz/internals.py but no longer used")
     assert defined(module, owner, attribute), (
         f"{module}{'.' + owner if owner else ''} has no {attribute} any more "

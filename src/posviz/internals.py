@@ -30,9 +30,8 @@ PYODIDE_WORKER = ("panel.io.pyodide", ("_link_docs_worker", "_convert_json_patch
 # only way to add the allowed range to its error. Used by figures/base.py.
 PARAM_VALIDATE_BOUNDS = ("param", "Number", "_validate_bounds")
 
-# Pure wheels are compiled to unchecked hash-based .pyc by the site's own
-# Pyodide (build/bytecode.py), through CPython's helper that writes the header.
-CPYTHON_HASH_PYC = ("importlib._bootstrap_external", "", "_code_to_hash_pyc")
+# CPython's private _code_to_hash_pyc is no longer used: build/bytecode.py
+# compiles with py_compile (PycInvalidationMode.UNCHECKED_HASH).
 
 
 class FullBounds:
@@ -65,4 +64,4 @@ BOKEH_JS_NAMES = ("index", "has_finished")
 def python_internals() -> list[tuple[str, str, str]]:
     """(module, owner or "", attribute) of each Python internal named above."""
     module, names = PYODIDE_WORKER
-    return [DEBOUNCE, PARAM_VALIDATE_BOUNDS, CPYTHON_HASH_PYC, *[(module, "", n) for n in names]]
+    return [DEBOUNCE, PARAM_VALIDATE_BOUNDS, *[(module, "", n) for n in names]]
