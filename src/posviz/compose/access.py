@@ -53,7 +53,9 @@ if (!document.getElementById('posviz-page-css')) {
 const dark = window.matchMedia('(prefers-color-scheme: dark)');
 
 function fix(root) {
-  for (const main of root.querySelectorAll('.posviz-main:not([role])')) main.setAttribute('role', 'main');
+  for (const main of root.querySelectorAll('.posviz-main:not([role])')) {
+    main.setAttribute('role', 'main');
+  }
   const title = root.querySelector('.bk-slider-title');
   for (const handle of root.querySelectorAll('.noUi-handle')) {
     if (title && !handle.hasAttribute('aria-label')) {

@@ -67,7 +67,8 @@ def numbers_html(figure: object) -> str:
 
 def deep_link(figure: object) -> str:
     """The figure view's URL at the current values, shown in print (made absolute in the page)."""
-    url = f"{href(figure_route(figure.figure_id))}?{urlencode(figure.values())}"
+    values = {name: getattr(figure, name) for name in figure.sliders()}
+    url = f"{href(figure_route(figure.figure_id))}?{urlencode(values)}"
     return (
         f'<p class="posviz-deeplink">This figure at these values: '
         f'<a href="{html.escape(url)}">{html.escape(url)}</a></p>'

@@ -4,23 +4,27 @@ import holoviews as hv
 import numpy as np
 import param
 
-from posviz.figures.base import PALETTE, Figure, Slider, name_plot
+from posviz.figures.base import PALETTE, QUIET, Figure, Slider, name_plot
 from posviz.maths import cost
 
 SIDES = np.unique(np.round(np.geomspace(1, 256, 200)))
 LABELS = {"global": "global  S⁴", "window": "k×k window  S²·k²", "axial": "axial  2·S²·m"}
-COLOURS = dict(zip(cost.SCHEMES, PALETTE))
+COLOURS = dict(zip(cost.SCHEMES, PALETTE, strict=False))
 
 
 class AttentionCost(Figure):
+    """Entries of one attention layer against image side, for global, window and axial."""
+
     figure_id = 7256
     title = "What one attention layer costs on an image"
     caption = (
-        "How many entries one layer's attention matrix has for an S×S image, on a log10 "
-        "scale. Global attention grows as S⁴, a k×k window as S²·k², and two axial passes "
-        "of span m as 2·S²·m. Move *k* and *m* and watch the two cheap curves trade places: "
-        "they cost the same when k² = 2m. Where the image is smaller than the window or "
-        "the span, they are clipped to the image side."
+        "Try k = 8 and m = 32 first: the window curve and the axial curve lie on top of each "
+        "other. Both grow as S², so they tie wherever k² = 2m; move either slider and the "
+        "cheaper one drops below. Each curve counts the entries of one layer's attention "
+        "matrix on an S×S image, on a log10 scale against the image side: S⁴ for global "
+        "attention, S²·k² for a k×k window, and 2·S²·m for an axial layer, whose queries "
+        "attend m pixels along their row and m along their column. Where the image side is "
+        "below k or m, the window or the span is clipped to it."
     )
 
     k = Slider(
@@ -37,21 +41,24 @@ class AttentionCost(Figure):
     )
 
     def entries(self, sides) -> dict[str, np.ndarray]:
+        """Entries per layer of each scheme at each image side in ``sides``."""
         return cost.entries(sides, self.k, self.m)
 
     @param.depends("k", "m")
     def cost_plot(self):
+        """The three cost curves, log10, with a dotted line at S = k."""
         curves = [
             hv.Curve(
                 (SIDES, np.log10(values)),
                 "image side S (pixels)",
                 "log10 entries per layer",
                 label=LABELS[scheme],
-            ).opts(color=COLOURS[scheme], line_width=3 if scheme != "global" else 2)
+            ).opts(color=COLOURS[scheme], line_width=3 if scheme != "global" else 2, **QUIET)
             for scheme, values in self.entries(SIDES).items()
         ]
         tie = hv.VLine(self.k).opts(color="#999999", line_dash="dotted")
         return hv.Overlay([*curves, tie]).opts(
+            toolbar=None,
             width=620,
             height=320,
             legend_position="top_left",
@@ -64,9 +71,11 @@ class AttentionCost(Figure):
         )
 
     def plots(self):
+        """The cost plot."""
         return [hv.DynamicMap(self.cost_plot)]
 
     def readout(self) -> str:
+        """k, m, the window/axial ratio and which is cheaper, and where curves are clipped."""
         ratio = cost.window_to_axial(self.k, self.m)
         verdict = (
             "they tie"
