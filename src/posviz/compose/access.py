@@ -6,7 +6,8 @@ alike), does them and keeps them done as components re-render:
 
 - names each slider handle after its title (Bokeh's noUiSlider handles carry
   ``role="slider"`` and no name: axe's ``aria-input-field-name``);
-- marks each figure's readout as a polite live region;
+- marks each figure's readout as a polite live region; names the code blocks'
+  copy buttons; lets the keyboard reach a table that scrolls sideways;
 - adds the page-level stylesheet (body colours, reduced motion, print);
 - gives the Bokeh plots a dark theme while ``prefers-color-scheme: dark``
   holds, and restores the light one when it ends;
@@ -66,6 +67,15 @@ function fix(root) {
   }
   for (const readout of root.querySelectorAll('.posviz-readout')) {
     if (readout.getAttribute('aria-live') !== 'polite') readout.setAttribute('aria-live', 'polite');
+  }
+  for (const button of root.querySelectorAll('button.copybtn:not([aria-label])')) {
+    button.setAttribute('aria-label', 'Copy the code');
+  }
+  // A table wider than a phone scrolls in its own box; the keyboard must reach it.
+  for (const table of root.querySelectorAll('table:not([tabindex])')) {
+    if (table.scrollWidth > table.clientWidth + 1) {
+      table.setAttribute('tabindex', '0');
+    }
   }
   for (const link of root.querySelectorAll('.posviz-deeplink a')) {
     if (link.textContent !== link.href) link.textContent = link.href;

@@ -124,7 +124,7 @@ def figure_layout(figure: object) -> pn.Column:
         margin=0,
     )
     show = pn.widgets.Toggle(
-        name="Show the numbers",
+        label="Show the numbers",
         value=False,
         width=170,
         css_classes=["posviz-numbers-toggle"],

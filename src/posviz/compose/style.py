@@ -93,7 +93,11 @@ ol.reading li { margin: 0.3em 0; }
 .crumbs { font-size: 0.9em; color: var(--pv-muted); }
 .posviz-sr { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px;
              overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
-table { border-collapse: collapse; font-size: 14px; font-variant-numeric: tabular-nums; }
+table { border-collapse: collapse; font-size: 14px; font-variant-numeric: tabular-nums;
+        display: block; max-width: 100%; overflow-x: auto; }
+@media (max-width: 520px) { table { font-size: 12px; } th, td { padding: 0.1em 0.3em; } }
+code { color: var(--pv-ink); background: var(--pv-chip); padding: 0 0.2em; border-radius: 3px; }
+pre code { background: none; padding: 0; }
 caption { text-align: left; color: var(--pv-muted); padding: 0.2em 0; }
 th, td { border: 1px solid var(--pv-rule); padding: 0.15em 0.6em; text-align: right; }
 th[scope="col"] { background: var(--pv-chip); }

@@ -101,12 +101,20 @@ class Figure(pn.viewable.Viewer):
         raise NotImplementedError
 
     def describe(self) -> str:
-        """A short sentence saying what the plots show at the current values."""
-        raise NotImplementedError
+        """A short sentence saying what the plots show at the current values.
+
+        The text alternative of the plots; by default the readout without its
+        Markdown. A figure says more by overriding it.
+        """
+        return f"{self.title}: " + self.readout().replace("**", "").replace("  \n", " ")
 
     def table(self) -> tuple[str, list[str], list[tuple]]:
-        """The plots' current data as (caption, column names, rows)."""
-        raise NotImplementedError
+        """The plots' current data as (caption, column names, rows) for "Show the numbers".
+
+        By default the slider values; a figure overrides it with what it plots.
+        """
+        values = [(self.param[name].label, getattr(self, name)) for name in self.sliders()]
+        return ("Slider values", ["slider", "value"], values)
 
     def __panel__(self):
         """The figure as Panel lays it out (``posviz.compose.layout``)."""
