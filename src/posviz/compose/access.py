@@ -71,8 +71,9 @@ function fix(root) {
   for (const button of root.querySelectorAll('button.copybtn:not([aria-label])')) {
     button.setAttribute('aria-label', 'Copy the code');
   }
-  // A table wider than a phone scrolls in its own box; the keyboard must reach it.
-  for (const table of root.querySelectorAll('table:not([tabindex])')) {
+  // A table or code block wider than a phone scrolls in its own box; the
+  // keyboard must reach it.
+  for (const table of root.querySelectorAll('table:not([tabindex]), pre:not([tabindex])')) {
     if (table.scrollWidth > table.clientWidth + 1) {
       table.setAttribute('tabindex', '0');
     }

@@ -97,7 +97,9 @@ table { border-collapse: collapse; font-size: 14px; font-variant-numeric: tabula
         display: block; max-width: 100%; overflow-x: auto; }
 @media (max-width: 520px) { table { font-size: 12px; } th, td { padding: 0.1em 0.3em; } }
 code { color: var(--pv-ink); background: var(--pv-chip); padding: 0 0.2em; border-radius: 3px; }
-pre code { background: none; padding: 0; }
+pre { background: var(--pv-chip) !important; color: var(--pv-ink) !important; padding: 0.6em;
+      border-radius: 4px; overflow-x: auto; }
+pre code, pre code span { background: none !important; color: var(--pv-ink) !important; padding: 0; }
 caption { text-align: left; color: var(--pv-muted); padding: 0.2em 0; }
 th, td { border: 1px solid var(--pv-rule); padding: 0.15em 0.6em; text-align: right; }
 th[scope="col"] { background: var(--pv-chip); }
