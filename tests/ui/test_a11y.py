@@ -64,6 +64,8 @@ def settle(page):
             "() => window.__posvizAccess && window.Bokeh && Bokeh.documents.length"
         )
         page.locator(".noUi-handle[aria-label]").first.wait_for(state="attached")
+        # The page script labels handles as their sliders render: wait for all of them.
+        expect(page.locator(".noUi-handle:not([aria-label])")).to_have_count(0)
         page.locator(".posviz-readout[aria-live='polite']").first.wait_for(state="attached")
 
 

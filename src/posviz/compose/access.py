@@ -177,8 +177,12 @@ function postHeight() {
 }
 
 if (!state.observer) {
+  // Names and live regions are set in the observer's own microtask, so that a
+  // re-rendered slider is never seen unnamed; the rest waits for a quiet moment.
   state.observer = new MutationObserver((records) => {
-    for (const record of records) state.dirty.add(record.target.getRootNode());
+    const roots = new Set(records.map((record) => record.target.getRootNode()));
+    roots.forEach(visit);
+    for (const root of roots) state.dirty.add(root);
     schedule();
   });
   state.observer.observe(document.body, {childList: true, subtree: true, characterData: true});
