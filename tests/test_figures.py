@@ -1,6 +1,7 @@
 """Every figure: its sliders, its registry entry, and what it draws in Bokeh."""
 
 import importlib
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -300,3 +301,85 @@ print(sorted(m for m in ("pandas", "dateutil", "pytz") if m in sys.modules))
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+# --- slider steps update the drawn plots in place --------------------------------
+
+STEPS = {
+    96: [("d_model", 1024), ("n_layers", 3), ("preset", "big"), ("vocab_size", 5000)],
+    710: [("pos", 13), ("pos", 77), ("d_model", 64), ("pos", 0), ("d_model", 1024), ("pos", 100)],
+    7256: [("k", 8), ("m", 1), ("k", 32), ("m", 256), ("k", 1)],
+    4121: [
+        ("row", 9),
+        ("col", 0),
+        ("scheme", "axial"),
+        ("side", 10),
+        ("row", 2),
+        ("scheme", "block-2d"),
+        ("memory_above", 0),
+        ("side", 40),
+        ("col", 39),
+    ],
+}
+
+
+def drawn_state(figures):
+    """Per named Bokeh figure: its title, ranges and every glyph's data, comparable."""
+    from bokeh.models import Plot, Range1d, Span
+
+    state = {}
+    for fig in figures:
+        glyphs = []
+        for r in fig.renderers:
+            if not r.visible:  # HoloViews hides a subplot whose overlay key went away
+                continue
+            if isinstance(r, GlyphRenderer):
+                glyphs.append(
+                    {key: np.asarray(value).tolist() for key, value in r.data_source.data.items()}
+                )
+            elif isinstance(r, Span):
+                glyphs.append({"span": r.location})
+        ranges = [
+            (rng.start, rng.end) if isinstance(rng, Range1d) else tuple(rng.factors)
+            for rng in (fig.x_range, fig.y_range)
+        ]
+        assert isinstance(fig, Plot)
+        # HoloViews appends the renderers of new overlay keys: compare regardless of order.
+        glyphs.sort(key=lambda glyph: json.dumps(glyph, sort_keys=True, default=str))
+        state[fig.name] = {"title": fig.title.text, "ranges": ranges, "glyphs": glyphs}
+    return state
+
+
+@pytest.mark.parametrize("figure_id", sorted(STEPS))
+def test_a_live_view_stepped_by_its_sliders_draws_what_a_fresh_render_draws(figure_id):
+    """In-place updates (data-only steps) leave the page as a full redraw would."""
+    import panel as pn
+    from bokeh.document import Document
+    from bokeh.models import Plot
+
+    figure = FIGURES[figure_id]()
+    doc = Document()
+    doc.add_root(pn.panel(figure).get_root(doc))
+    named = lambda figs: [f for f in figs if (f.name or "").startswith("posviz-")]
+    for name, value in STEPS[figure_id]:
+        setattr(figure, name, value)
+        live = drawn_state(named(doc.select({"type": Plot})))
+        fresh = drawn_state(named(hv.render(plot) for plot in figure.plots()))
+        assert live.keys() == fresh.keys() and live
+        for key in fresh:
+            assert live[key]["title"] == fresh[key]["title"], (name, value, key)
+            for got, want in zip(live[key]["ranges"], fresh[key]["ranges"], strict=True):
+                assert got == pytest.approx(want, abs=1e-9), (name, value, key)
+            assert len(live[key]["glyphs"]) == len(fresh[key]["glyphs"])
+            for got, want in zip(live[key]["glyphs"], fresh[key]["glyphs"], strict=True):
+                assert got.keys() == want.keys(), (name, value, key)
+                for column in want:
+                    if np.asarray(want[column]).dtype.kind in "fiu":
+                        np.testing.assert_allclose(
+                            np.asarray(got[column], dtype=float),
+                            np.asarray(want[column], dtype=float),
+                            atol=1e-9,
+                            err_msg=f"{name}={value} {key} {column}",
+                        )
+                    else:
+                        assert got[column] == want[column], (name, value, key, column)

@@ -5,6 +5,7 @@ parameters are the sliders, its ``@param.depends`` methods return HoloViews
 elements, and ``__panel__`` lays out widgets, plot, current values and caption.
 """
 
+import weakref
 from typing import ClassVar
 
 import holoviews as hv
@@ -87,6 +88,25 @@ class Figure(pn.viewable.Viewer):
     widgets: ClassVar[dict] = {}
     # Parameter name → {word an older deep link used: the value it stands for}.
     link_aliases: ClassVar[dict] = {}
+
+    def track(self, key: str):
+        """A HoloViews hook that remembers each plot drawn under ``key``.
+
+        A slider that changes only data (not what is drawn nor the ranges)
+        does not rebuild the HoloViews element: the figure's watcher updates
+        the remembered plots' Bokeh models in place (``drawn``), so a step
+        sends just the changed columns. Plots are held weakly.
+        """
+        plots = self.__dict__.setdefault("_drawn", {}).setdefault(key, weakref.WeakSet())
+
+        def hook(plot, element):
+            plots.add(plot)
+
+        return hook
+
+    def drawn(self, key: str) -> list:
+        """The live HoloViews plots remembered under ``key`` (see ``track``)."""
+        return list(self.__dict__.get("_drawn", {}).get(key, ()))
 
     def sliders(self) -> list[str]:
         """Parameter names shown as widgets, in declaration order."""

@@ -20,6 +20,7 @@ from posviz.maths import encoding
 
 POSITIONS = np.linspace(0, 100, 801)
 OFFSETS = np.arange(0, 101)
+DOT = "PE(pos)·PE(pos+k)"
 
 
 @lru_cache(maxsize=16)
@@ -99,37 +100,50 @@ class ClockHands(Figure):
             ]
         )
 
-    @param.depends("pos", "d_model")
-    def pos_marks(self):
-        """The dotted line at pos and a mark where each hand crosses it."""
+    def marks(self) -> tuple[np.ndarray, np.ndarray]:
+        """(positions, values) of the marks where each drawn hand crosses pos."""
         at_pos = self.encoded([self.pos])[0]
-        marks = hv.Scatter(
-            [(self.pos, at_pos[2 * i]) for i, _ in self.hands()],
-            "position",
-            "value",
-        )
-        return hv.VLine(self.pos).opts(color=INK, line_dash="dotted") * marks.opts(
-            color=INK, size=7, **QUIET
-        )
+        values = np.array([at_pos[2 * i] for i, _ in self.hands()])
+        return np.full(len(values), self.pos), values
 
-    @param.depends("pos", "d_model")
+    @param.depends("d_model")
+    def pos_marks(self):
+        """The dotted line at pos and a mark where each hand crosses it.
+
+        Rebuilt when d_model changes; a pos step moves them in place (``_step_pos``).
+        """
+        marks = hv.Scatter(self.marks(), "position", "value")
+        line = hv.VLine(self.pos).opts(color=INK, line_dash="dotted", hooks=[self.track("line")])
+        return line * marks.opts(color=INK, size=7, hooks=[self.track("marks")], **QUIET)
+
+    @param.depends("d_model")
     def dot_plot(self):
-        """Both dot-product curves over OFFSETS: from the rows (solid), closed form (dashed)."""
+        """Both dot-product curves over OFFSETS: from the rows (solid), closed form (dashed).
+
+        Rebuilt when d_model changes; a pos step recomputes the solid curve
+        from the rows at the new pos and sends only its values (``_step_pos``).
+        """
         rows, closed = self.offset_curves()
         overlay = hv.Overlay(
             [
                 hv.Curve(
                     (OFFSETS, rows),
                     "offset k",
-                    "PE(pos)·PE(pos+k)",
+                    DOT,
                     label="from rows",
-                ).opts(color=PALETTE[0], line_width=3, **QUIET),
+                ).opts(
+                    color=PALETTE[0],
+                    line_width=3,
+                    framewise=True,
+                    hooks=[self.track("rows")],
+                    **QUIET,
+                ),
                 hv.Curve(
                     (OFFSETS, closed),
                     "offset k",
-                    "PE(pos)·PE(pos+k)",
+                    DOT,
                     label="Σ cos(ωᵢk)",
-                ).opts(color=PALETTE[1], line_width=2, line_dash="dashed", **QUIET),
+                ).opts(color=PALETTE[1], line_width=2, line_dash="dashed", framewise=True, **QUIET),
             ]
         )
         return overlay.opts(
@@ -142,6 +156,18 @@ class ClockHands(Figure):
             framewise=True,
             hooks=[name_plot(f"posviz-{self.figure_id}-dot")],
         )
+
+    @param.depends("pos", watch=True)
+    def _step_pos(self):
+        """Move the drawn line and marks to pos, and redraw the solid curve from its rows."""
+        positions, values = self.marks()
+        for plot in self.drawn("line"):
+            plot.handles["glyph"].location = self.pos
+        for plot in self.drawn("marks"):
+            plot.handles["source"].data.update({"position": positions, "value": values})
+        rows, _ = self.offset_curves()
+        for plot in self.drawn("rows"):
+            plot.handles["source"].data.update({DOT: rows})
 
     def plots(self):
         """Hands with the pos marks (left), dot products (right)."""

@@ -31,6 +31,8 @@ DRAWN_FROM = (
     "memory_above",
     "memory_side",
 )
+# What a grid is redrawn in place for: all but the side, which moves its bounds.
+IN_PLACE = tuple(name for name in DRAWN_FROM if name != "side")
 
 
 class QueryReach(Figure):
@@ -134,10 +136,16 @@ class QueryReach(Figure):
         """Boolean (side, side) map of the pixels that reach the query after ``layers``."""
         return reach.reach(self.side, self.row, self.col, self.scheme, layers, self.geometry())
 
-    def _grid(self, layers: int):
+    def cells(self, layers: int) -> tuple[np.ndarray, str]:
+        """The grid's cells (0 not reached, 1 reached, 2 the query) and its title."""
         mask = self.reached(layers)
         cells = mask.astype(float)
         cells[self.row, self.col] = 2
+        name = "one layer" if layers == 1 else f"{layers} layers"
+        return cells, f"{name}: {int(mask.sum())} of {self.side**2} pixels"
+
+    def _grid(self, layers: int):
+        cells, title = self.cells(layers)
         half = self.side - 0.5
         # Flipped so that y equals the row index; the y axis is then inverted.
         image = hv.Image(
@@ -146,7 +154,6 @@ class QueryReach(Figure):
             kdims=["column", "row"],
             vdims="reached",
         )
-        name = "one layer" if layers == 1 else f"{layers} layers"
         return image.opts(
             **QUIET,
             cmap=COLOURS,
@@ -154,24 +161,44 @@ class QueryReach(Figure):
             frame_width=300,
             frame_height=300,
             invert_yaxis=True,
-            title=f"{name}: {int(mask.sum())} of {self.side**2} pixels",
+            title=title,
             colorbar=False,
             tools=["hover"],
             framewise=True,
             xaxis=None,
             yaxis=None,
-            hooks=[name_plot(f"posviz-{self.figure_id}-layers{layers}")],
+            hooks=[
+                name_plot(f"posviz-{self.figure_id}-layers{layers}"),
+                self.track(f"layers{layers}"),
+            ],
         )
 
-    @param.depends(*DRAWN_FROM)
+    # Rebuilt when the image side (and so the bounds and ranges) changes; any
+    # other step sends only the new cells and title (``_step``).
+    @param.depends("side")
     def one_layer(self):
         """The grid after one layer."""
         return self._grid(1)
 
-    @param.depends(*DRAWN_FROM)
+    @param.depends("side")
     def two_layers(self):
         """The grid after two stacked layers."""
         return self._grid(2)
+
+    @param.depends(*IN_PLACE, watch=True)
+    def _step(self):
+        """Redraw both grids' cells and titles in place."""
+        for layers in (1, 2):
+            plots = self.drawn(f"layers{layers}")
+            if not plots:
+                continue
+            cells, title = self.cells(layers)
+            for plot in plots:
+                # Bokeh draws image row j at y = j; HoloViews hands it the cells unflipped.
+                if plot.handles["source"].data["image"][0].shape != cells.shape:
+                    continue  # the side changed too: HoloViews redraws this grid
+                plot.handles["source"].data.update({"image": [cells]})
+                plot.state.title.text = title
 
     def plots(self):
         """One layer (left), two layers (right)."""
