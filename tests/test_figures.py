@@ -360,7 +360,10 @@ def test_a_live_view_stepped_by_its_sliders_draws_what_a_fresh_render_draws(figu
     figure = FIGURES[figure_id]()
     doc = Document()
     doc.add_root(pn.panel(figure).get_root(doc))
-    named = lambda figs: [f for f in figs if (f.name or "").startswith("posviz-")]
+
+    def named(figs):
+        return [f for f in figs if (f.name or "").startswith("posviz-")]
+
     for name, value in STEPS[figure_id]:
         setattr(figure, name, value)
         live = drawn_state(named(doc.select({"type": Plot})))
