@@ -323,6 +323,15 @@ STEPS = {
 }
 
 
+def glyphs_of(item):
+    """A legend entry's glyphs' y values, rounded: which curve the entry names."""
+    return [
+        np.round(np.asarray(r.data_source.data[r.glyph.y]), 6).tolist()
+        for r in item.renderers
+        if r.visible
+    ]
+
+
 def drawn_state(figures):
     """Per named Bokeh figure: its title, ranges and every glyph's data, comparable."""
     from bokeh.models import Plot, Range1d, Span
@@ -346,7 +355,18 @@ def drawn_state(figures):
         assert isinstance(fig, Plot)
         # HoloViews appends the renderers of new overlay keys: compare regardless of order.
         glyphs.sort(key=lambda glyph: json.dumps(glyph, sort_keys=True, default=str))
-        state[fig.name] = {"title": fig.title.text, "ranges": ranges, "glyphs": glyphs}
+        legend = [
+            (item.label.value, json.dumps(glyphs_of(item), sort_keys=True, default=str))
+            for legend in fig.legend
+            for item in legend.items
+            if any(r.visible for r in item.renderers)
+        ]
+        state[fig.name] = {
+            "title": fig.title.text,
+            "ranges": ranges,
+            "glyphs": glyphs,
+            "legend": sorted(legend),
+        }
     return state
 
 
@@ -371,6 +391,7 @@ def test_a_live_view_stepped_by_its_sliders_draws_what_a_fresh_render_draws(figu
         assert live.keys() == fresh.keys() and live
         for key in fresh:
             assert live[key]["title"] == fresh[key]["title"], (name, value, key)
+            assert live[key]["legend"] == fresh[key]["legend"], (name, value, key)
             for got, want in zip(live[key]["ranges"], fresh[key]["ranges"], strict=True):
                 assert got == pytest.approx(want, abs=1e-9), (name, value, key)
             assert len(live[key]["glyphs"]) == len(fresh[key]["glyphs"])

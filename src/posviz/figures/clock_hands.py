@@ -6,6 +6,7 @@ from functools import lru_cache
 import holoviews as hv
 import numpy as np
 import param
+from bokeh.core.property.vectorization import value
 
 from posviz.figures.base import (
     INK,
@@ -21,6 +22,8 @@ from posviz.maths import encoding
 POSITIONS = np.linspace(0, 100, 801)
 OFFSETS = np.arange(0, 101)
 DOT = "PE(pos)·PE(pos+k)"
+# HoloViews' default y padding of a curve, as a share of its span: the dot plot's range.
+DOT_PADDING = 0.1
 
 
 @lru_cache(maxsize=16)
@@ -84,19 +87,20 @@ class ClockHands(Figure):
         omegas = encoding.frequencies(self.d_model)
         return [(i, float(omegas[i])) for i in encoding.hand_indices(self.d_model)]
 
-    @param.depends("d_model")
+    def hand_labels(self) -> list[str]:
+        """The legend's entry for each drawn hand."""
+        return [f"dim {2 * i}: one turn per {2 * math.pi / omega:.1f}" for i, omega in self.hands()]
+
+    @param.depends()
     def hand_curves(self):
-        """The hands' sine curves: they change with d_model only, so a pos step resends none."""
+        """The hands' sine curves: a d_model step replaces their values and legend entries."""
         table = _hand_table(self.d_model)
         return hv.Overlay(
             [
-                hv.Curve(
-                    (POSITIONS, table[:, n]),
-                    "position",
-                    "value",
-                    label=f"dim {2 * i}: one turn per {2 * math.pi / omega:.1f}",
-                ).opts(color=PALETTE[n], line_width=2, **QUIET)
-                for n, (i, omega) in enumerate(self.hands())
+                hv.Curve((POSITIONS, table[:, n]), "position", "value", label=label).opts(
+                    color=PALETTE[n], line_width=2, hooks=[self.track(f"hand{n}")], **QUIET
+                )
+                for n, label in enumerate(self.hand_labels())
             ]
         )
 
@@ -106,22 +110,24 @@ class ClockHands(Figure):
         values = np.array([at_pos[2 * i] for i, _ in self.hands()])
         return np.full(len(values), self.pos), values
 
-    @param.depends("d_model")
+    @param.depends()
     def pos_marks(self):
-        """The dotted line at pos and a mark where each hand crosses it.
-
-        Rebuilt when d_model changes; a pos step moves them in place (``_step_pos``).
-        """
+        """The dotted line at pos and a mark where each hand crosses it (moved in place)."""
         marks = hv.Scatter(self.marks(), "position", "value")
         line = hv.VLine(self.pos).opts(color=INK, line_dash="dotted", hooks=[self.track("line")])
         return line * marks.opts(color=INK, size=7, hooks=[self.track("marks")], **QUIET)
 
-    @param.depends("d_model")
+    def dot_title(self) -> str:
+        """The dot-product plot's title."""
+        return f"Dot product, {self.d_model // 2} hands"
+
+    @param.depends()
     def dot_plot(self):
         """Both dot-product curves over OFFSETS: from the rows (solid), closed form (dashed).
 
-        Rebuilt when d_model changes; a pos step recomputes the solid curve
-        from the rows at the new pos and sends only its values (``_step_pos``).
+        Drawn once. A pos step recomputes the solid curve from the rows at the
+        new pos and sends only its values (``_step_pos``); a d_model step also
+        sends the dashed curve, the title and the y range (``_step_width``).
         """
         rows, closed = self.offset_curves()
         overlay = hv.Overlay(
@@ -143,7 +149,14 @@ class ClockHands(Figure):
                     "offset k",
                     DOT,
                     label="Σ cos(ωᵢk)",
-                ).opts(color=PALETTE[1], line_width=2, line_dash="dashed", framewise=True, **QUIET),
+                ).opts(
+                    color=PALETTE[1],
+                    line_width=2,
+                    line_dash="dashed",
+                    framewise=True,
+                    hooks=[self.track("closed")],
+                    **QUIET,
+                ),
             ]
         )
         return overlay.opts(
@@ -152,9 +165,9 @@ class ClockHands(Figure):
             height=300,
             legend_position="top_right",
             show_grid=True,
-            title=f"Dot product, {self.d_model // 2} hands",
+            title=self.dot_title(),
             framewise=True,
-            hooks=[name_plot(f"posviz-{self.figure_id}-dot")],
+            hooks=[name_plot(f"posviz-{self.figure_id}-dot"), self.track("dot")],
         )
 
     @param.depends("pos", watch=True)
@@ -168,6 +181,29 @@ class ClockHands(Figure):
         rows, _ = self.offset_curves()
         for plot in self.drawn("rows"):
             plot.handles["source"].data.update({DOT: rows})
+
+    @param.depends("d_model", watch=True)
+    def _step_width(self):
+        """Set the drawn hands, legend, marks, dot products, title and y range to d_model."""
+        table = _hand_table(self.d_model)
+        for n, label in enumerate(self.hand_labels()):
+            for plot in self.drawn(f"hand{n}"):
+                plot.handles["source"].data.update({"value": table[:, n]})
+                renderer = plot.handles["glyph_renderer"]
+                for legend in plot.state.legend:
+                    for item in legend.items:
+                        if renderer in item.renderers:
+                            item.label = value(label)
+        self._step_pos()
+        rows, closed = self.offset_curves()
+        for plot in self.drawn("closed"):
+            plot.handles["source"].data.update({DOT: closed})
+        low = min(rows.min(), closed.min())
+        high = max(rows.max(), closed.max())
+        pad = (high - low) * DOT_PADDING
+        for plot in self.drawn("dot"):
+            plot.state.title.text = self.dot_title()
+            plot.state.y_range.update(start=low - pad, end=high + pad)
 
     def plots(self):
         """Hands with the pos marks (left), dot products (right)."""
