@@ -31,8 +31,6 @@ DRAWN_FROM = (
     "memory_above",
     "memory_side",
 )
-# What a grid is redrawn in place for: all but the side, which moves its bounds.
-IN_PLACE = tuple(name for name in DRAWN_FROM if name != "side")
 
 
 class QueryReach(Figure):
@@ -173,31 +171,37 @@ class QueryReach(Figure):
             ],
         )
 
-    # Rebuilt when the image side (and so the bounds and ranges) changes; any
-    # other step sends only the new cells and title (``_step``).
-    @param.depends("side")
+    # Drawn once: any step sends only the new cells and title, and a new
+    # image side its bounds and ranges too (``_step``).
+    @param.depends()
     def one_layer(self):
         """The grid after one layer."""
         return self._grid(1)
 
-    @param.depends("side")
+    @param.depends()
     def two_layers(self):
         """The grid after two stacked layers."""
         return self._grid(2)
 
-    @param.depends(*IN_PLACE, watch=True)
+    @param.depends(*DRAWN_FROM, watch=True)
     def _step(self):
-        """Redraw both grids' cells and titles in place."""
+        """Redraw both grids' cells and titles in place, and their bounds for a new side."""
+        half = self.side - 0.5
         for layers in (1, 2):
             plots = self.drawn(f"layers{layers}")
             if not plots:
                 continue
             cells, title = self.cells(layers)
             for plot in plots:
-                # Bokeh draws image row j at y = j; HoloViews hands it the cells unflipped.
-                if plot.handles["source"].data["image"][0].shape != cells.shape:
-                    continue  # the side changed too: HoloViews redraws this grid
-                plot.handles["source"].data.update({"image": [cells]})
+                source = plot.handles["source"]
+                # HoloViews hands Bokeh the cells unflipped: Bokeh draws row j at y = j.
+                if source.data["dw"] == [self.side]:
+                    source.data.update({"image": [cells]})
+                else:
+                    side = [float(self.side)]
+                    source.data.update({"image": [cells], "dw": side, "dh": side})
+                    plot.state.x_range.update(start=-0.5, end=half)
+                    plot.state.y_range.update(start=half, end=-0.5)  # inverted: row 0 on top
                 plot.state.title.text = title
 
     def plots(self):
