@@ -81,7 +81,7 @@ def measure(steps: int, warmup: int) -> dict:
                 patched = [e for e in events if hasattr(e, "to_serializable")]
                 message = protocol.create("PATCH-DOC", patched) if patched else None
                 size = (
-                    len(message.content_json) + sum(len(b.data) for b in message.buffers)
+                    len(message.content_json) + sum(len(b.to_bytes()) for b in message.buffers)
                     if message
                     else 0
                 )
