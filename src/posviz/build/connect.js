@@ -12,6 +12,22 @@
   const deliver = (event) => (worker.onmessage ? worker.onmessage(event) : worker.early.push(event));
   const local = (data) => deliver({data});
   worker.postMessage = (message) => worker.port.postMessage(message);
+  // Web Locks say when either side is gone (a lock is released when its holder
+  // ends): the page holds one while it lives, the runtime another.
+  const locks = typeof navigator !== "undefined" && navigator.locks;
+  const page = `posviz page ${Math.random().toString(36).slice(2)}`;
+  const living = locks
+    ? new Promise((held) => locks.request(page, () => { held(); return new Promise(() => {}); }))
+        .then(() => page)
+    : Promise.resolve(null);
+  worker.watch = (runtime) => {
+    const port = worker.port;
+    if (locks) {
+      locks.request(`posviz runtime ${runtime}`, () => {
+        if (worker.port === port) local({type: "lost"});
+      });
+    }
+  };
   worker.connect = () => {
     worker.attempt += 1;
     let host = null;
@@ -30,11 +46,10 @@
     port.onmessage = mine(deliver);
     host.onerror = mine((event) => local({type: "error",
       msg: `The Python worker failed: ${event.message || "its script could not be loaded"}.`}));
-    // Chromium tells a port when the other side is gone: the runtime died.
     port.addEventListener("close", mine(() => local({type: "lost"})));
     worker.port = port;
     worker.host = host;
-    port.postMessage({type: "hello", route: ROUTE, build: BUILD});
+    living.then((lock) => port.postMessage({type: "hello", route: ROUTE, lock}));
   };
   worker.connect();
 })();

@@ -14,7 +14,8 @@
   let note = ""; // why this start is not an ordinary first start
   let stage = {stage: "Starting Python", step: 1, of: 3};
   const show = () => {
-    bar.textContent = `Preview · ${note}${stage.stage.toLowerCase()} (${stage.step}/${stage.of})`;
+    const why = note ? `${note} · ` : "";
+    bar.textContent = `Preview · ${why}${stage.stage.toLowerCase()} (${stage.step}/${stage.of})`;
   };
   show();
 
@@ -68,10 +69,11 @@
     try {
       if (msg.type === "hello") {
         window.posvizRuntime = msg.runtime;
+        worker.watch(msg.runtime.id);
         const last = recall();
         if (msg.runtime.state === "waiting" && last.id && last.id !== msg.runtime.id
             && last.state === "starting" && !note) {
-          note = "the last start of Python did not finish; ";
+          note = "the last start of Python did not finish, so a new one starts";
         }
         if (msg.runtime.state !== "ready") remember(msg.runtime.id, "starting");
         if (startSent) worker.postMessage({type: "start"}); // a new runtime after a restart
@@ -89,7 +91,7 @@
         // The runtime went away (it crashed, or the browser ended it).
         if (body.dataset.posviz === "loading" && restarts < RESTARTS) {
           restarts += 1;
-          note = "Python stopped while starting; starting it again: ";
+          note = "Python stopped while starting, so it starts again";
           stage = {stage: "Starting Python", step: 1, of: 3};
           show();
           worker.connect();

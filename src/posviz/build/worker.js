@@ -23,6 +23,10 @@ const RUNTIME = {
   timings: {},
 };
 const connections = new Map();
+// Held while this runtime lives: a page waiting for it learns when it dies.
+if (self.navigator && navigator.locks) {
+  navigator.locks.request(`posviz runtime ${RUNTIME.id}`, () => new Promise(() => {}));
+}
 let python = null; // the Python side's entry points, once ready
 
 // Pyodide's start fills both cores: it waits until the first page has painted
@@ -164,6 +168,10 @@ class Connection {
       case "hello":
         this.route = String(message.route);
         this.post({type: "hello", runtime: runtimeInfo(this)});
+        // The page holds this lock while it lives: once it is ours, the page is gone.
+        if (message.lock && self.navigator && navigator.locks) {
+          navigator.locks.request(String(message.lock), () => this.close());
+        }
         this.render();
         return;
       case "start":
