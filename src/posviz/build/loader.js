@@ -101,6 +101,7 @@
         return;
       }
       if (msg.type === "error") {
+        if (msg.runtime) window.posvizRuntime = msg.runtime;
         if (msg.detail) console.error("posviz:", msg.detail);
         fail(msg.msg);
         return;

@@ -154,7 +154,7 @@ class Connection {
   error(error) {
     const {msg, detail} = describe(error);
     console.error(`posviz: page ${this.route} (connection ${this.id}):`, detail);
-    this.post({type: "error", msg, detail});
+    this.post({type: "error", msg, detail, runtime: runtimeInfo(this)});
   }
 
   // Messages of one page are handled in order, each in its own try: one bad
