@@ -97,8 +97,11 @@ def summary(values: list[float]) -> dict:
 
 
 def table(title: str, header: list[str], rows: list[list]) -> str:
-    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows)]
-    line = lambda cells: "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"
+    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows, strict=True)]
+
+    def line(cells):
+        return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
+
     return "\n".join(
         [f"\n{title}", line(header), line(["-" * w for w in widths]), *map(line, rows)]
     )
@@ -161,7 +164,7 @@ def posviz_server(port: int, *extra: str):
                 break
             except OSError:
                 if time.monotonic() > deadline or process.poll() is not None:
-                    raise RuntimeError("posviz serve did not start")
+                    raise RuntimeError("posviz serve did not start") from None
                 time.sleep(0.3)
         yield process
     finally:

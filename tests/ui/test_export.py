@@ -35,11 +35,16 @@ def test_topic_page_goes_live_offline_and_every_figure_answers(static_site, page
     page.goto(f"{static_site}/topic-positional-encoding.html")
     wait_for_plot(page, PLOTS[4121], timeout=10_000)  # pre-render, before Python
     assert page.evaluate("document.body.dataset.posviz") == "loading"
-    boxes = lambda: [page.locator(".posviz-figure").nth(i).bounding_box() for i in range(4)]
+
+    def boxes():
+        return [page.locator(".posviz-figure").nth(i).bounding_box() for i in range(4)]
+
     preview = boxes()
     page.wait_for_function("() => document.body.dataset.posviz !== 'loading'", timeout=LIVE)
     assert page.evaluate("document.body.dataset.posviz") == "live"
-    for before, after in zip(preview, boxes()):  # no layout jump when Python takes over
+    for before, after in zip(
+        preview, boxes(), strict=True
+    ):  # no layout jump when Python takes over
         assert abs(before["y"] - after["y"]) <= 2 and abs(before["height"] - after["height"]) <= 2
     assert page.locator("ol.reading li").count() == 2
     assert page.locator(".chip").all_inner_texts() == [

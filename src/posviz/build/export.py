@@ -237,7 +237,9 @@ def rewrite_page(html: str, name: str, cdn: bool) -> str:
         # No posviz view draws with WebGL: skip parsing that bundle.
         gl = re.compile(r"<script[^>]*bokeh-gl-[^>]*></script>\n?")
         if not gl.search(html):
-            raise BuildError(f"{page}: the page panel {panel.__version__} wrote has no bokeh-gl script")
+            raise BuildError(
+                f"{page}: the page panel {panel.__version__} wrote has no bokeh-gl script"
+            )
         html = gl.sub("", html)
     # Connect to Python before the browser parses BokehJS; messages wait in
     # posvizWorker.early until the page's handler exists (the loader replays them).
@@ -361,9 +363,12 @@ def write_worker(out: Path, wheel_names: list[str], pyodide_url: str, cdn_root: 
     script = edit(template, "worker.js", "__SITE__", json.dumps(config, indent=1))
     (out / "posviz-worker.js").write_text(script, "utf-8")
     build_id = hashlib.sha256(script.encode("utf-8")).hexdigest()[:16]
-    for page in sorted(out.glob("*.html")):
-        html = page.read_text("utf-8")
-        page.write_text(edit(html, page.name, BUILD_PLACEHOLDER, json.dumps(build_id)), "utf-8")
+    pages = {
+        page: edit(page.read_text("utf-8"), page.name, BUILD_PLACEHOLDER, json.dumps(build_id))
+        for page in sorted(out.glob("*.html"))
+    }
+    for page, html in pages.items():  # every page checked before any is written
+        page.write_text(html, "utf-8")
 
 
 def site_manifest(out: Path, found: list[Route]) -> None:
