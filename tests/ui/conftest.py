@@ -1,7 +1,8 @@
 """Headless Chromium (Debian's /usr/bin/chromium) driven by Playwright.
 
 Every request that leaves loopback is aborted and recorded, so a test can
-assert that a page needed nothing from the network.
+assert that a page needed nothing from the network (tests/ui/browser.py holds
+the harness, shared with the benchmarks).
 """
 
 import subprocess
@@ -11,7 +12,15 @@ import urllib.request
 
 import pytest
 
-from tests.ui.browser import free_port, launch, sealed_context, static_server
+from tests.ui.browser import (  # noqa: F401  (re-exported for other test modules)
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    LOOPBACK,
+    free_port,
+    launch,
+    sealed_context,
+    static_server,
+)
 
 # Fingerprint of the data a named Bokeh plot draws: per renderer, per column,
 # length and sum. It changes whenever the plotted data does.

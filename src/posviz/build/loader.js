@@ -13,9 +13,11 @@
   body.classList.remove("pn-loading");
   let note = ""; // why this start is not an ordinary first start
   let stage = {stage: "Starting Python", step: 1, of: 3};
+  const lower = (text) => text.charAt(0).toLowerCase() + text.slice(1); // keeps "Python"
+  const sentence = (text) => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
   const show = () => {
     const why = note ? `${note} · ` : "";
-    bar.textContent = `Preview · ${why}${stage.stage.toLowerCase()} (${stage.step}/${stage.of})`;
+    bar.textContent = `Preview · ${why}${lower(stage.stage)} (${stage.step}/${stage.of})`;
   };
   show();
 
@@ -33,10 +35,10 @@
     const detail = document.createElement("span");
     if (live) {
       title.textContent = "The live figures stopped working. ";
-      detail.textContent = `${message} Reload the page to start them again.`;
+      detail.textContent = `${sentence(message)} Reload the page to start them again.`;
     } else {
       title.textContent = "The live figures could not start. ";
-      detail.textContent = `${message} The preview above is not interactive; reload to try again.`;
+      detail.textContent = `${sentence(message)} The preview above is not interactive; reload to try again.`;
     }
     bar.append(title, detail);
     if (!bar.isConnected) body.appendChild(bar); // it left the page when it went live
@@ -57,7 +59,7 @@
   const STALL_MS = 90000;
   let watchdog = setTimeout(stalled, STALL_MS);
   function stalled() {
-    if (body.dataset.posviz === "loading") fail(`Loading stopped while ${stage.stage.toLowerCase()}.`);
+    if (body.dataset.posviz === "loading") fail(`Loading stopped while ${lower(stage.stage)}.`);
   }
 
   const RESTARTS = 2;

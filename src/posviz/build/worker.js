@@ -134,7 +134,10 @@ class Connection {
     this.joined = RUNTIME.state; // "ready": this page found Python running
     this.rendered = false;
     this.closed = false;
-    this.started = new Promise((resolve) => { this.start = resolve; });
+    this.painted = false; // the page said "start": its preview is on screen
+    this.started = new Promise((resolve) => {
+      this.start = () => { this.painted = true; resolve(); };
+    });
     this.chain = Promise.resolve();
     this.connected = performance.now();
     connections.set(this.id, this);
@@ -208,7 +211,9 @@ class Connection {
       const [docs_json, render_items, root_ids, timings] = JSON.parse(
         python.render(this.id, this.route));
       timings["build page"] = since(t);
-      await this.started;
+      // Awaiting even a settled promise would let the next page's build run
+      // first: a page that has painted gets its document the moment it is built.
+      if (!this.painted) await this.started;
       timings["worker total"] = since(born);
       timings["connection total"] = since(this.connected);
       this.rendered = true;
