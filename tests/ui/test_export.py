@@ -2,6 +2,7 @@
 
 import pytest
 
+from tests.ui import conftest
 from tests.ui.browser import static_server
 from tests.ui.conftest import (
     FINGERPRINT_JS,
@@ -12,6 +13,8 @@ from tests.ui.conftest import (
 )
 
 pytestmark = pytest.mark.browser
+# The fixture lives in conftest.py; kept importable from here for older test modules.
+static_site = conftest.static_site
 LIVE = 120_000  # a cold Pyodide start on 2 cores takes ~10 s; leave room for a loaded CI
 
 PLOTS = {
