@@ -24,9 +24,13 @@ const RUNTIME = {
 };
 const connections = new Map();
 // Held while this runtime lives: a page waiting for it learns when it dies.
-if (self.navigator && navigator.locks) {
-  navigator.locks.request(`posviz runtime ${RUNTIME.id}`, () => new Promise(() => {}));
-}
+// Pages hear "hello" only once it is held, so none can be granted it first.
+const holding = self.navigator && navigator.locks
+  ? new Promise((held) => navigator.locks.request(`posviz runtime ${RUNTIME.id}`, () => {
+    held();
+    return new Promise(() => {});
+  }))
+  : Promise.resolve();
 let python = null; // the Python side's entry points, once ready
 
 // Pyodide's start fills both cores: it waits until the first page has painted
@@ -170,6 +174,7 @@ class Connection {
     switch (message.type) {
       case "hello":
         this.route = String(message.route);
+        await holding;
         this.post({type: "hello", runtime: runtimeInfo(this)});
         // The page holds this lock while it lives: once it is ours, the page is gone.
         if (message.lock && self.navigator && navigator.locks) {
