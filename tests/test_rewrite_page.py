@@ -86,9 +86,9 @@ def test_write_worker_stamps_the_build_into_every_page(tmp_path):
     (tmp_path / "a.html").write_text(f"const BUILD = {BUILD_PLACEHOLDER};")
     (tmp_path / "b.html").write_text("panel wrote this page, posviz never saw it")
     with pytest.raises(BuildError, match="b.html: .*__POSVIZ_BUILD__"):
-        write_worker(tmp_path, ["demo-1.0-py3-none-any.whl"], "pyodide/", "static/")
+        write_worker(tmp_path, ["demo-1.0-py3-none-any.whl"], "pyodide/", "static/", "3.12")
     (tmp_path / "b.html").write_text(f"const BUILD = {BUILD_PLACEHOLDER};")
-    write_worker(tmp_path, ["demo-1.0-py3-none-any.whl"], "pyodide/", "static/")
+    write_worker(tmp_path, ["demo-1.0-py3-none-any.whl"], "pyodide/", "static/", "3.12")
     stamped = {(tmp_path / n).read_text() for n in ("a.html", "b.html")}
     assert len(stamped) == 1 and BUILD_PLACEHOLDER not in stamped.pop()
     worker = (tmp_path / "posviz-worker.js").read_text()
