@@ -20,8 +20,8 @@ SRC = Path(internals.__file__).resolve().parent
 USED_IN = {
     "_debounce": ["compose/views.py:internals.set_server_debounce"],
     "_validate_bounds": ["figures/base.py:FullBounds"],
-    "_link_docs_worker": ["build/worker.js:_link_docs_worker"],
-    "_convert_json_patch": ["build/worker.js:_convert_json_patch"],
+    "_link_docs_worker": ["build/export.py:_link_docs_worker"],
+    "_convert_json_patch": ["build/export.py:_convert_json_patch"],
 }
 
 
