@@ -4,7 +4,7 @@ import holoviews as hv
 import numpy as np
 import param
 
-from posviz.figures.base import PALETTE, QUIET, Figure, Slider, name_plot
+from posviz.figures.base import PALETTE, QUIET, Figure, Slider, in_place, name_plot
 from posviz.maths import cost
 
 SIDES = np.unique(np.round(np.geomspace(1, 256, 200)))
@@ -86,6 +86,7 @@ class AttentionCost(Figure):
         )
 
     @param.depends("k", "m", watch=True)
+    @in_place
     def _step(self):
         """Move the drawn curves, dotted line and title to the current k and m."""
         for scheme, values in self.entries(SIDES).items():

@@ -15,6 +15,7 @@ from posviz.figures.base import (
     EvenSlider,
     Figure,
     Slider,
+    in_place,
     name_plot,
 )
 from posviz.maths import encoding
@@ -171,6 +172,7 @@ class ClockHands(Figure):
         )
 
     @param.depends("pos", watch=True)
+    @in_place
     def _step_pos(self):
         """Move the drawn line and marks to pos, and redraw the solid curve from its rows."""
         positions, values = self.marks()
@@ -183,6 +185,7 @@ class ClockHands(Figure):
             plot.handles["source"].data.update({DOT: rows})
 
     @param.depends("d_model", watch=True)
+    @in_place
     def _step_width(self):
         """Set the drawn hands, legend, marks, dot products, title and y range to d_model."""
         table = _hand_table(self.d_model)

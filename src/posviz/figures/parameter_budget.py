@@ -8,7 +8,7 @@ import panel as pn
 import param
 import yaml
 
-from posviz.figures.base import INK, PALETTE, QUIET, Figure, Slider, name_plot
+from posviz.figures.base import INK, PALETTE, QUIET, Figure, Slider, in_place, name_plot
 from posviz.maths import budget
 
 CUSTOM = "custom"
@@ -157,6 +157,7 @@ class ParameterBudget(Figure):
         )
 
     @param.depends("d_model", "d_ff", "n_layers", "vocab_size", watch=True)
+    @in_place
     def _step(self):
         """Set the drawn bars, labels, title and value range to the current sizes."""
         bars, labels = self.drawn("bars"), self.drawn("labels")

@@ -5,7 +5,7 @@ import numpy as np
 import panel as pn
 import param
 
-from posviz.figures.base import QUIET, Figure, Slider, name_plot
+from posviz.figures.base import QUIET, Figure, Slider, in_place, name_plot
 from posviz.maths import reach
 
 # Cell values: 0 not reached, 1 reached, 2 the query itself.
@@ -184,6 +184,7 @@ class QueryReach(Figure):
         return self._grid(2)
 
     @param.depends(*DRAWN_FROM, watch=True)
+    @in_place
     def _step(self):
         """Redraw both grids' cells and titles in place, and their bounds for a new side."""
         half = self.side - 0.5
