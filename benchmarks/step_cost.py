@@ -24,6 +24,7 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -67,6 +68,11 @@ def measure(steps: int, warmup: int) -> dict:
         for name in names:
             figure = FIGURES[figure_id]()
             doc = Document()
+            # As while the server handles a session's event: its document is
+            # current, on the thread that owns it, and its page has connected.
+            pn.state.curdoc = doc
+            pn.state._thread_id = threading.get_ident()
+            pn.state._connected[doc] = True
             root = pn.panel(figure).get_root(doc)
             doc.add_root(root)
             events = []
