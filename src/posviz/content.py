@@ -289,6 +289,9 @@ def _split(path: Path, problems: list[Problem]) -> _Source | None:
         if not _plain_yaml(text, path, problems):
             return None
         node = yaml.compose(text, Loader=yaml.SafeLoader)
+        key_lines, value_nodes = _keys(node, path, problems)
+        if key_lines is None:
+            return None
         meta = yaml.safe_load(text) or {}
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
@@ -297,10 +300,25 @@ def _split(path: Path, problems: list[Problem]) -> _Source | None:
         why = getattr(error, "problem", None) or str(error).splitlines()[0]
         problems.append(Problem(path, line, f"front matter is not valid YAML: {why}"))
         return None
-    if not isinstance(meta, dict) or not isinstance(node, yaml.MappingNode):
-        problems.append(Problem(path, 2, "front matter must be a mapping of 'field: value'"))
+    if any(not isinstance(key, str) for key in meta):
+        line = next(
+            (n for key, n in key_lines.items() if not isinstance(yaml.safe_load(key), str)), 2
+        )
+        problems.append(Problem(path, line, "a field name must be a plain word"))
         return None
-    key_lines, value_nodes, ok = {}, {}, True
+    return _Source(path, meta, key_lines, lines[end + 1 :], end + 2, value_nodes)
+
+
+def _keys(node, path: Path, problems: list[Problem]) -> tuple[dict | None, dict]:
+    """(field → line, field → value node) of a front matter, or None after a problem."""
+    if node is None:
+        return {}, {}
+    if not isinstance(node, yaml.MappingNode):
+        problems.append(Problem(path, 2, "front matter must be a mapping of 'field: value'"))
+        return None, {}
+    key_lines: dict = {}
+    value_nodes: dict = {}
+    ok = True
     for key, value in node.value:
         line = key.start_mark.line + 2
         if not isinstance(key, yaml.ScalarNode):
@@ -311,18 +329,20 @@ def _split(path: Path, problems: list[Problem]) -> _Source | None:
                 Problem(
                     path,
                     line,
-                    f"field '{key.value}' is given twice (also on line {key_lines[key.value]})",
+                    f"field {_quote(key.value)} is given twice "
+                    f"(also on line {key_lines[key.value]})",
                 )
             )
             ok = False
         else:
             key_lines[key.value] = line
             value_nodes[key.value] = value
-    if not ok or any(not isinstance(key, str) for key in meta):
-        if ok:
-            problems.append(Problem(path, 2, "a field name must be a plain word"))
-        return None
-    return _Source(path, meta, key_lines, lines[end + 1 :], end + 2, value_nodes)
+    return (key_lines if ok else None), value_nodes
+
+
+def _quote(text: str, limit: int = 40) -> str:
+    """``text`` quoted for a message, cut short when long."""
+    return repr(text if len(text) <= limit else text[:limit] + "…")
 
 
 def _fields(source: _Source, required, problems) -> dict | None:
@@ -368,7 +388,7 @@ def _fields(source: _Source, required, problems) -> dict | None:
                     Problem(
                         source.path,
                         source.key_lines[name],
-                        f"slug {slug!r} may hold only lower-case letters a-z, digits and "
+                        f"slug {_quote(slug)} may hold only lower-case letters a-z, digits and "
                         "single hyphens, like 'attention-is-all-you-need'",
                     )
                 )
@@ -417,7 +437,7 @@ def _check_markdown(path: Path, text: str, first_line: int, problems: list[Probl
                         Problem(
                             path,
                             line,
-                            f"image {src!r} is not in the site; an image is a relative path "
+                            f"image {_quote(src, 60)} is not in the site; an image is a relative path "
                             "like figures/x.png (pages never fetch from outside)",
                         )
                     )
@@ -426,7 +446,11 @@ def _check_markdown(path: Path, text: str, first_line: int, problems: list[Probl
                 scheme = SCHEME.match(href)
                 if scheme and scheme.group(1).lower() not in LINK_SCHEMES:
                     problems.append(
-                        Problem(path, line, f"link {href!r}: only http, https and mailto links")
+                        Problem(
+                            path,
+                            line,
+                            f"link {_quote(href, 60)}: only http, https and mailto links",
+                        )
                     )
             elif child.type in ("softbreak", "hardbreak"):
                 line += 1
@@ -437,7 +461,7 @@ def _check_markdown(path: Path, text: str, first_line: int, problems: list[Probl
 def _raw_html(markup: str) -> str:
     first = markup.strip().splitlines()[0] if markup.strip() else markup
     return (
-        f"raw HTML is not allowed in content ({first[:40]!r}); write Markdown, "
+        f"raw HTML is not allowed in content ({_quote(first)}); write Markdown, "
         "or '&lt;' for a literal '<'"
     )
 
@@ -476,7 +500,7 @@ def _sections(source: _Source, figure_ids, problems) -> tuple[Section, ...]:
                     Problem(
                         source.path,
                         number,
-                        f"section '{match.group(2)}' has no number; write '## 1. Title'",
+                        f"section {_quote(match.group(2))} has no number; write '## 1. Title'",
                     )
                 )
                 heading = (0, match.group(2), number)
@@ -497,7 +521,9 @@ def _sections(source: _Source, figure_ids, problems) -> tuple[Section, ...]:
             if not FIGURE_ID.fullmatch(ref) or int(ref) not in figure_ids:
                 known = ", ".join(str(i) for i in sorted(figure_ids))
                 problems.append(
-                    Problem(source.path, number, f"unknown figure id '{ref}' (known: {known})")
+                    Problem(
+                        source.path, number, f"unknown figure id {_quote(ref, 12)} (known: {known})"
+                    )
                 )
             elif heading is None:
                 problems.append(Problem(source.path, number, "a figure must be inside a section"))
@@ -529,7 +555,7 @@ def _page(source: _Source, figure_ids, problems) -> Page | None:
             Problem(
                 source.path,
                 source.key_lines["kind"],
-                f"kind must be one of {', '.join(PAGE_KINDS)}, not {meta['kind']!r}",
+                f"kind must be one of {', '.join(PAGE_KINDS)}, not {_quote(meta['kind'])}",
             )
         )
     return Page(
