@@ -36,4 +36,4 @@ def test_dev_mode_reloads_on_code_and_content_changes(monkeypatch, tmp_path):
     text = open(entry).read()
     assert "from panel.io.reload import watch" in text
     assert "content/pages/attention-is-all-you-need.md" in text
-    assert text.rstrip().endswith('servable("topic-positional-encoding")')
+    assert text.rstrip().endswith("servable('topic-positional-encoding')")

@@ -485,3 +485,57 @@ def test_a_row_beyond_the_default_image_needs_the_side_first(location):
     assert (figures[4121].side, figures[4121].row) == (40, 30)
     assert not notice.visible
     assert isinstance(figures[4121], QueryReach)
+
+
+# --- entry scripts: nothing from content becomes code -------------------------------
+
+HOSTILE_NAME = 'x")\nimport os; os.environ["POSVIZ_PWNED"] = "1"\n#'
+
+
+def run_entry(path: Path, monkeypatch) -> list:
+    """Run an entry script with ``servable`` stubbed: the names it asked for."""
+    asked = []
+    monkeypatch.setattr(views, "servable", asked.append)
+    exec(compile(path.read_text("utf-8"), str(path), "exec"), {})
+    return asked
+
+
+def test_entry_scripts_write_names_and_paths_as_literals(monkeypatch, tmp_path):
+    from posviz.compose.entries import entry_script
+
+    monkeypatch.delenv("POSVIZ_PWNED", raising=False)
+    watched = [tmp_path / 'odd "name"\n.md']
+    script = tmp_path / "entry.py"
+    script.write_text(entry_script(HOSTILE_NAME, watched), "utf-8")
+    import panel.io.reload
+
+    seen = []
+    monkeypatch.setattr(panel.io.reload, "watch", seen.append)
+    assert run_entry(script, monkeypatch) == [HOSTILE_NAME]
+    assert seen == [str(watched[0])]
+    assert "POSVIZ_PWNED" not in __import__("os").environ
+
+
+@pytest.mark.parametrize("name", [HOSTILE_NAME, "../x", "Page-X", "a b", "", "x.py"])
+def test_write_entries_refuses_a_route_name_that_is_not_a_plain_word(monkeypatch, tmp_path, name):
+    from posviz.compose.entries import write_entries
+
+    monkeypatch.delenv("POSVIZ_PWNED", raising=False)
+    folder = tmp_path / "entries"
+    with pytest.raises(ValueError, match="is not lower-case letters, digits and hyphens"):
+        paths = write_entries([routing.Route(name, "page", name, "t")], folder)
+        # Old code wrote the script: running it must at least not run the payload.
+        run_entry(paths[0], monkeypatch)
+    assert "POSVIZ_PWNED" not in __import__("os").environ
+    assert not folder.exists() or not list(folder.iterdir())
+    assert not (tmp_path / "x.py").exists()
+
+
+def test_every_real_route_gets_an_entry_that_asks_for_it(monkeypatch, tmp_path, site):
+    from posviz.compose.entries import write_entries
+
+    found = routing.routes(site)
+    paths = write_entries(found, tmp_path)
+    assert [p.stem for p in paths] == [r.name for r in found]
+    for path, route in zip(paths, found, strict=True):
+        assert run_entry(path, monkeypatch) == [route.name]
