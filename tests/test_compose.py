@@ -539,3 +539,77 @@ def test_every_real_route_gets_an_entry_that_asks_for_it(monkeypatch, tmp_path, 
     assert [p.stem for p in paths] == [r.name for r in found]
     for path, route in zip(paths, found, strict=True):
         assert run_entry(path, monkeypatch) == [route.name]
+
+
+# --- deep links from anyone: bounded, and never guessed at -----------------------------
+
+
+def notice_items(notice) -> list[str]:
+    return [html.unescape(item.split("</li>")[0]) for item in notice.object.split("<li>")[1:]]
+
+
+def test_only_the_first_fifty_settings_are_read(location):
+    from posviz.compose.links import MAX_FIELDS, MAX_SHOWN
+
+    search = "?" + "&".join(f"zzz{n}=1" for n in range(MAX_FIELDS)) + "&pos=40"
+    _, figures, notice = open_view(location, "figure-710", search)
+    assert figures[710].pos == 12  # the 51st setting is never read
+    items = notice_items(notice)
+    assert len(items) == MAX_SHOWN + 1
+    assert items[:2] == [
+        f"the link has {MAX_FIELDS + 1} settings; only the first {MAX_FIELDS} were read",
+        "zzz0=1: no figure on this page has that slider",
+    ]
+    assert items[-1] == f"and {MAX_FIELDS + 1 - MAX_SHOWN} more"
+
+
+def test_the_notice_says_how_many_settings_were_not_read(location):
+    search = "?pos=40&" + "&".join(f"zzz{n}=1" for n in range(99))
+    _, figures, notice = open_view(location, "figure-710", search)
+    assert figures[710].pos == 40
+    assert "the link has 100 settings; only the first 50 were read" in notice.object
+
+
+@pytest.mark.parametrize(
+    "search",
+    [
+        "?" + "k" * 100_000 + "=1",
+        "?pos=" + "9" * 100_000,
+        "?" + "9" * 100_000 + ".pos=1",
+        "?" + "&".join("<b>" * 1000 + f"{n}=1" for n in range(200)),
+    ],
+    ids=["long key", "long value", "long prefix", "many long keys"],
+)
+def test_the_notice_stays_short_whatever_the_link(location, search):
+    _, figures, notice = open_view(location, "figure-710", search)
+    assert notice.visible and figures[710].pos == 12
+    assert len(notice.object) < 3000
+    assert "<b>" not in notice.object
+
+
+@pytest.mark.parametrize(
+    "name,search,written",
+    [
+        ("figure-710", "?pos=1&d_model=64&pos=2", "pos=1, pos=2"),
+        ("figure-710", "?pos=1&d_model=64&710.pos=2", "pos=1, 710.pos=2"),
+        (f"page-{AIAYN}", "?710.pos=1&710.d_model=64&pos=2", "710.pos=1, pos=2"),
+        ("figure-710", "?pos=3&d_model=64&pos=3", "pos=3, pos=3"),
+    ],
+)
+def test_a_slider_set_twice_is_reported_and_neither_value_applied(location, name, search, written):
+    _, figures, notice = open_view(location, name, search)
+    assert figures[710].pos == 12
+    assert figures[710].d_model == 64  # the other setting still applies
+    assert notice_items(notice) == [
+        f"{written}: the link sets 710.pos 2 times; none of them is applied"
+    ]
+
+
+def test_a_5000_digit_figure_prefix_is_an_unknown_figure(location):
+    _, figures, notice = open_view(location, f"page-{AIAYN}", "?" + "7" * 5000 + ".pos=1")
+    [item] = notice_items(notice)
+    assert item.startswith("7777777777")
+    assert ": there is no figure 7777" in item and "on this page" in item
+    assert "limit" not in item and "int" not in item
+    assert len(item) < 200
+    assert figures[710].pos == 12
