@@ -445,3 +445,68 @@ def test_choosing_a_preset_after_explicit_sizes_still_moves_them():
     figure = ParameterBudget(d_model=640)
     figure.preset = "big"
     assert figure.values() == {"preset": "big", **PRESETS["big"]}
+
+
+# --- a value the figure refuses from the browser snaps back ---------------------------
+
+
+def browser_widgets(figure):
+    """(name, widget, its Bokeh model, the model's value property) of each control."""
+    from bokeh.document import Document
+
+    layout = figure.__panel__()
+    root = layout.get_root(Document())
+    controls = layout[0][0]
+    for name in figure.sliders():
+        widget = controls._widgets[name]
+        model = widget._models[root.ref["id"]][0]
+        yield name, widget, model, "active" if hasattr(model, "active") else "value"
+
+
+def shown(widget, model, prop):
+    """The figure value the browser's model shows."""
+    value = getattr(model, prop)
+    return list(widget.values)[value] if prop == "active" else value
+
+
+def refused_values(figure, name, prop):
+    if prop == "active":
+        return [99, -1, None]
+    parameter = figure.param[name]
+    low, high = parameter.bounds
+    refused = [float("nan"), float("inf"), float("-inf"), high + 10**6, low - 10**6]
+    try:
+        parameter._validate(parameter.default + 1)
+    except ValueError:
+        refused.append(parameter.default + 1)  # inside the bounds, refused (an odd d_model)
+    return refused
+
+
+@pytest.mark.parametrize("cls", FIGURES.values(), ids=lambda cls: cls.__name__)
+def test_a_value_the_figure_refuses_from_the_browser_snaps_back(cls, caplog):
+    figure = cls()
+    for name, widget, model, prop in browser_widgets(figure):
+        for bad in refused_values(figure, name, prop):
+            before = getattr(figure, name)
+            try:
+                setattr(model, prop, bad)  # what a websocket message does
+            except ValueError as error:
+                # Bokeh's own property validation refused it before any widget saw it.
+                assert "failed to validate" in str(error)
+            assert getattr(figure, name) == before
+            assert widget.value == before, f"{name}: widget shows {widget.value!r} for {bad!r}"
+            assert shown(widget, model, prop) == before, f"{name}: browser shows {bad!r}"
+        # A good value still moves the figure.
+        good = other_value(figure, name)
+        setattr(model, prop, list(widget.values).index(good) if prop == "active" else good)
+        assert getattr(figure, name) == widget.value == good
+    assert "Traceback" not in caplog.text
+
+
+def test_choosing_custom_while_the_sizes_are_a_preset_keeps_the_preset_name():
+    figure = ParameterBudget()
+    figure.preset = "custom"
+    assert figure.values() == {"preset": "base", **PRESETS["base"]}
+    figure.d_model = 640
+    figure.preset = "custom"
+    assert (figure.preset, figure.d_model) == ("custom", 640)

@@ -11,6 +11,8 @@ import holoviews as hv
 import panel as pn
 import param
 
+from posviz.figures.controls import steady, widgets_for
+
 hv.extension("bokeh", logo=False)
 
 # Figures hand HoloViews numpy arrays and tuples only. Naming the interfaces
@@ -93,13 +95,16 @@ class Figure(pn.viewable.Viewer):
         return {name: getattr(self, name) for name in self.sliders()}
 
     def __panel__(self):
-        controls = pn.Param(
-            self.param,
-            parameters=self.sliders(),
-            widgets=self.widgets,
-            show_name=False,
-            width=230,
-            sizing_mode="fixed",
+        controls = steady(
+            pn.Param(
+                self.param,
+                parameters=self.sliders(),
+                widgets=widgets_for(self),  # a value the figure refuses snaps back
+                show_name=False,
+                width=230,
+                sizing_mode="fixed",
+            ),
+            self,
         )
         readout = pn.pane.Markdown(
             pn.bind(lambda *_: self.readout(), *[self.param[name] for name in self.sliders()]),

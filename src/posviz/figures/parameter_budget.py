@@ -94,6 +94,9 @@ class ParameterBudget(Figure):
     def _apply_preset(self):
         if self.preset in PRESETS:
             self.param.update(**PRESETS[self.preset])
+        else:
+            # "custom" names no sizes: it stays only while the sizes match no preset.
+            self.preset = self.matching_preset()
 
     @param.depends(*SIZES, watch=True)
     def _mark_custom(self):
