@@ -28,6 +28,7 @@ Rules the topic page follows, kept here with the data they read:
 import os
 import re
 import stat
+import sys
 import textwrap
 from collections import Counter
 from dataclasses import dataclass, field
@@ -45,6 +46,9 @@ MAX_BYTES = 256 * 1024
 MAX_YAML_DEPTH = 8
 SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 LINK_SCHEMES = ("http", "https", "mailto")
+# Parsing every page's Markdown costs a page view in the browser ~15 ms of CPython
+# time (several times that in Pyodide); the exported copy was checked by the build.
+CHECK_MARKUP = sys.platform != "emscripten"
 
 SECTION = re.compile(r"^##\s+(?:([0-9]{1,6})\.\s+)?(.*\S)\s*$")
 FIGURE = re.compile(r"^:::\s*figure\s+(\S+)\s*$")
@@ -242,33 +246,35 @@ def _read(path: Path, problems: list[Problem]) -> str | None:
         return None
 
 
-def _plain_yaml(text: str, path: Path, problems: list[Problem]) -> bool:
-    """True if ``text`` uses no anchors, aliases or deep nesting (checked before loading).
+class _Refused(yaml.YAMLError):
+    """Front matter that is valid YAML but not plain data."""
+
+    def __init__(self, mark, problem: str):
+        super().__init__(problem)
+        self.problem_mark, self.problem = mark, problem
+
+
+class _PlainLoader(yaml.SafeLoader):
+    """SafeLoader that refuses anchors, aliases and deep nesting while composing.
 
     An alias makes one short line stand for a whole subtree, and aliases of
-    aliases grow exponentially: a 300-byte front matter can load as megabytes.
+    aliases grow exponentially: a 300-byte front matter could load as megabytes.
     """
-    depth = 0
-    for event in yaml.parse(text):
-        line = event.start_mark.line + 2
+
+    def compose_node(self, parent, index):
+        event = self.peek_event()
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-            problems.append(
-                Problem(
-                    path,
-                    line,
-                    "front matter uses a YAML anchor or alias (&name, *name); "
-                    "write the value out instead",
-                )
+            raise _Refused(
+                event.start_mark,
+                "uses a YAML anchor or alias (&name, *name); write the value out instead",
             )
-            return False
-        if isinstance(event, yaml.CollectionStartEvent):
-            depth += 1
-            if depth > MAX_YAML_DEPTH:
-                problems.append(Problem(path, line, "front matter is nested too deeply"))
-                return False
-        elif isinstance(event, yaml.CollectionEndEvent):
-            depth -= 1
-    return True
+        self._depth = getattr(self, "_depth", 0) + 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                raise _Refused(event.start_mark, "is nested too deeply")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 def _split(path: Path, problems: list[Problem]) -> _Source | None:
@@ -285,21 +291,23 @@ def _split(path: Path, problems: list[Problem]) -> _Source | None:
         problems.append(Problem(path, 1, "front matter is not closed by a '---' line"))
         return None
     text = "\n".join(lines[1:end])
+    loader = _PlainLoader(text)
     try:
-        if not _plain_yaml(text, path, problems):
-            return None
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = loader.get_single_node()
         key_lines, value_nodes = _keys(node, path, problems)
         if key_lines is None:
             return None
-        meta = yaml.safe_load(text) or {}
+        meta = (loader.construct_document(node) if node is not None else None) or {}
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = mark.line + 2 if mark else 1
         # problem alone: str(error) spans lines and counts them from the front matter.
         why = getattr(error, "problem", None) or str(error).splitlines()[0]
-        problems.append(Problem(path, line, f"front matter is not valid YAML: {why}"))
+        what = "front matter" if isinstance(error, _Refused) else "front matter is not valid YAML:"
+        problems.append(Problem(path, line, f"{what} {why}"))
         return None
+    finally:
+        loader.dispose()
     if any(not isinstance(key, str) for key in meta):
         line = next(
             (n for key, n in key_lines.items() if not isinstance(yaml.safe_load(key), str)), 2
@@ -421,6 +429,8 @@ def _markdown_parser():
 
 def _check_markdown(path: Path, text: str, first_line: int, problems: list[Problem]):
     """Report raw HTML, outside images and unsafe links in one rendered chunk."""
+    if not CHECK_MARKUP:
+        return
     # Panel dedents a chunk before rendering it; line counts do not change.
     tokens = _markdown_parser().parse(textwrap.dedent(text))
     for token in tokens:
