@@ -447,8 +447,8 @@ def _check_markdown(path: Path, text: str, first_line: int, problems: list[Probl
                         Problem(
                             path,
                             line,
-                            f"image {_quote(src, 60)} is not in the site; an image is a relative path "
-                            "like figures/x.png (pages never fetch from outside)",
+                            f"image {_quote(src, 60)} is not in the site; an image is a "
+                            "relative path like figures/x.png (pages never fetch from outside)",
                         )
                     )
             elif child.type == "link_open":
