@@ -510,3 +510,16 @@ def test_choosing_custom_while_the_sizes_are_a_preset_keeps_the_preset_name():
     figure.d_model = 640
     figure.preset = "custom"
     assert (figure.preset, figure.d_model) == ("custom", 640)
+
+
+@pytest.mark.parametrize(
+    "asked,name",
+    [({"side": 10, "row": 12}, "row"), ({"col": 16}, "col"), ({"side": 8, "col": 8}, "col")],
+)
+def test_a_query_asked_for_outside_the_image_is_refused_not_moved(asked, name):
+    side = asked.get("side", 16)
+    with pytest.raises(ValueError, match=f"{name} {asked[name]} is outside a {side}×{side} image"):
+        QueryReach(**asked)
+    # Inside it is kept; a default query is still pulled inside a small image.
+    assert QueryReach(**{**asked, name: side - 1}).values()[name] == side - 1
+    assert (QueryReach(side=8).row, QueryReach(side=8).col) == (7, 7)
