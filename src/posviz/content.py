@@ -291,13 +291,20 @@ def _split(path: Path, problems: list[Problem]) -> _Source | None:
         problems.append(Problem(path, 1, "front matter is not closed by a '---' line"))
         return None
     text = "\n".join(lines[1:end])
-    loader = _PlainLoader(text)
+    loader = None
     try:
+        loader = _PlainLoader(text)
         node = loader.get_single_node()
         key_lines, value_nodes = _keys(node, path, problems)
         if key_lines is None:
             return None
         meta = (loader.construct_document(node) if node is not None else None) or {}
+    except yaml.reader.ReaderError as error:
+        line = text.count("\n", 0, error.position) + 2
+        problems.append(
+            Problem(path, line, f"front matter holds the control character U+{error.character:04X}")
+        )
+        return None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = mark.line + 2 if mark else 1
@@ -307,7 +314,8 @@ def _split(path: Path, problems: list[Problem]) -> _Source | None:
         problems.append(Problem(path, line, f"{what} {why}"))
         return None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     if any(not isinstance(key, str) for key in meta):
         line = next(
             (n for key, n in key_lines.items() if not isinstance(yaml.safe_load(key), str)), 2
