@@ -466,13 +466,28 @@ def browser_widgets(figure):
 def shown(widget, model, prop):
     """The figure value the browser's model shows."""
     value = getattr(model, prop)
-    return list(widget.values)[value] if prop == "active" else value
+    if prop == "active":
+        return list(widget.values)[value]
+    if hasattr(widget, "labels"):  # a Select shows labels
+        return dict(zip(widget.labels, widget.values, strict=True)).get(value, value)
+    return value
+
+
+def as_sent(widget, prop, value):
+    """What the browser sends for the figure value ``value``."""
+    if prop == "active":
+        return list(widget.values).index(value)
+    if hasattr(widget, "labels"):
+        return widget.labels[list(widget.values).index(value)]
+    return value
 
 
 def refused_values(figure, name, prop):
     if prop == "active":
         return [99, -1, None]
     parameter = figure.param[name]
+    if isinstance(parameter, param.Selector):
+        return ["no such option", "", None]
     low, high = parameter.bounds
     refused = [float("nan"), float("inf"), float("-inf"), high + 10**6, low - 10**6]
     try:
@@ -498,7 +513,7 @@ def test_a_value_the_figure_refuses_from_the_browser_snaps_back(cls, caplog):
             assert shown(widget, model, prop) == before, f"{name}: browser shows {bad!r}"
         # A good value still moves the figure.
         good = other_value(figure, name)
-        setattr(model, prop, list(widget.values).index(good) if prop == "active" else good)
+        setattr(model, prop, as_sent(widget, prop, good))
         assert getattr(figure, name) == widget.value == good
     assert "Traceback" not in caplog.text
 
