@@ -60,3 +60,52 @@ def test_scan_of_a_folder_reports_the_file_and_line_of_the_document(tmp_path: Pa
     (tmp_path / "page-x.html").write_text(page_with_document(OUTSIDE_IMG, 2), "utf-8")
     [finding] = scan(tmp_path)
     assert str(finding) == f"{tmp_path / 'page-x.html'}:5: would fetch https://evil.example/x.png"
+
+
+def test_a_really_rendered_page_with_an_outside_image_fails_the_scan(tmp_path: Path):
+    """Content that `posviz check` (and the view itself) would refuse, rendered anyway:
+    the image a Markdown image makes is found by the scan, and raw HTML is shown as
+    text, never as a tag."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    content = tmp_path / "content"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "content", content)
+    page = content / "pages/query-key-value.md"
+    text = page.read_text("utf-8")
+    hostile = (
+        "An image ![x](https://evil.example/markdown.png) and raw "
+        '<img src="https://evil.example/raw.png"> markup.\n\n'
+    )
+    page.write_text(text.replace("## 2.", hostile + "## 2.", 1), "utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    env = {
+        **os.environ,
+        "POSVIZ_CONTENT": str(content),
+        "POSVIZ_EXPORT": "1",
+        "PYTHONHASHSEED": "0",
+        "PANEL_CDN_ROOT": "./",
+        "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src"),
+    }
+    # As if the content check had been skipped: the view renders what the file says.
+    code = (
+        "import sys; from pathlib import Path; import posviz.content as c; "
+        "c.CHECK_MARKUP = False; from posviz.build.prerender import main; "
+        "main(Path(sys.argv[1]), sys.argv[2:])"
+    )
+    subprocess.run(
+        [sys.executable, "-c", code, str(out), "page-query-key-value"],
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    rendered = (out / "page-query-key-value.html").read_text("utf-8")
+    assert "evil.example/markdown.png" in rendered and "<img" not in rendered.split("<body")[1]
+    urls = [finding.url for finding in scan(out)]
+    assert "https://evil.example/markdown.png" in urls
+    assert "https://evil.example/raw.png" not in urls
+    assert "&amp;amp;lt;img src=" in rendered  # the raw tag, escaped once more: text
