@@ -55,3 +55,14 @@ def test_a_missing_preset_button_snaps_back_in_the_browser(served, page):
     )
     assert page.get_by_text("base · d_model = 512").is_visible()
     assert page.errors == []
+
+
+def test_clicking_custom_on_preset_sizes_keeps_the_preset(served, page):
+    page.goto(f"{served}/figure-96")
+    wait_for_plot(page, "posviz-96-bars")
+    page.get_by_role("button", name="custom").click()
+    page.wait_for_function(
+        f"() => ({GET_JS})(['RadioButtonGroup', null, 'active', null]) === '0'", timeout=15_000
+    )
+    assert page.get_by_text("base · d_model = 512").is_visible()
+    assert page.errors == []
