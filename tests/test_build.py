@@ -98,7 +98,16 @@ def test_built_site_is_self_contained_and_described(built_site):
         "figures": [96, 710, 7256, 4121],
     }
     assert by_path["index.html"]["kind"] == "home"
-    assert {p["kind"] for p in manifest["pages"]} == {"home", "topic", "page", "figure"}
+    assert {p["kind"] for p in manifest["pages"]} == {
+        "home",
+        "topic",
+        "page",
+        "tag",
+        "figure",
+        "gallery",
+    }
+    assert by_path["tag-self-attention.html"]["kind"] == "tag"
+    assert by_path["gallery.html"]["kind"] == "gallery"
     for figure_id in (96, 710, 7256, 4121):
         assert by_path[f"figure-{figure_id}.html"]["figures"] == [figure_id]
     for page in manifest["pages"]:

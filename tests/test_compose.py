@@ -115,11 +115,14 @@ def view(name):
 # --- every route ---------------------------------------------------------------------
 
 
-def test_routes_cover_home_topic_pages_figures_and_gallery(site):
+def test_routes_cover_home_topic_pages_tags_figures_and_gallery(site):
     assert [(r.name, r.kind, r.key) for r in routing.routes(site)] == [
         ("index", "home", None),
         (TOPIC, "topic", "positional-encoding"),
         *[(f"page-{slug}", "page", slug) for slug in sorted(site.pages)],
+        ("tag-efficient-attention", "tag", "Efficient attention"),
+        ("tag-self-attention", "tag", "Self-attention"),
+        ("tag-transformers", "tag", "Transformers"),
         *[(f"figure-{fid}", "figure", fid) for fid in (96, 710, 7256, 4121)],
         ("gallery", "gallery", None),
     ]
@@ -172,7 +175,7 @@ def test_topic_view_attributes_each_live_figure_to_its_page_section(site):
         (96, aiayn, "2. The Encoder Layer", AIAYN, 2),
         (710, aiayn, "4. Embeddings and Positional Encoding", AIAYN, 4),
         (7256, pixels, "1. Why n² Kills Images", PIXELS, 1),
-        (4121, pixels, "4. Axes: Attention One Axis at a Time", PIXELS, 4),
+        (4121, pixels, "4. Axes: Attention Along Rows and Columns", PIXELS, 4),
     ]
     assert len(blocks) == len(expected)
     for block, (figure_id, title, heading, slug, number) in zip(blocks, expected):
@@ -204,8 +207,12 @@ def test_topic_view_figures_are_live(site):
 def test_topic_view_ends_with_tags_and_counts_in_order():
     layout = view(TOPIC)
     [tags] = [p for p in panes(layout) if "Tags that go with it" in str(p.object)]
-    chips = [plain(chip) for chip in str(tags.object).split('<span class="chip">')[1:]]
-    assert chips == ["Self-attention 2", "Efficient attention 1", "Transformers 1"]
+    assert str(tags.object).count('<a class="chip"') == 3
+    assert links(tags.object) == [
+        ("tag-self-attention", "Self-attention 2"),
+        ("tag-efficient-attention", "Efficient attention 1"),
+        ("tag-transformers", "Transformers 1"),
+    ]
     assert panes(layout)[-1] is tags
 
 

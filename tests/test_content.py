@@ -83,7 +83,7 @@ def test_real_content_has_the_four_pages_with_titles_and_kinds(site):
                 "1. Why n² Kills Images",
                 "2. Local Windows",
                 "3. Query Blocks and Memory Blocks",
-                "4. Axes: Attention One Axis at a Time",
+                "4. Axes: Attention Along Rows and Columns",
                 "5. Position on a Grid",
             ],
         ),
@@ -109,7 +109,7 @@ def test_real_pages_place_their_figures_in_the_right_sections(site):
         AIAYN: {"2. The Encoder Layer": (96,), "4. Embeddings and Positional Encoding": (710,)},
         PIXELS: {
             "1. Why n² Kills Images": (7256,),
-            "4. Axes: Attention One Axis at a Time": (4121,),
+            "4. Axes: Attention Along Rows and Columns": (4121,),
         },
     }
     # A figure sits between the text before it and the text after it.
@@ -134,7 +134,7 @@ def test_real_topic_category_reading_order_figures_and_tags(site):
         (96, AIAYN, "2. The Encoder Layer"),
         (710, AIAYN, "4. Embeddings and Positional Encoding"),
         (7256, PIXELS, "1. Why n² Kills Images"),
-        (4121, PIXELS, "4. Axes: Attention One Axis at a Time"),
+        (4121, PIXELS, "4. Axes: Attention Along Rows and Columns"),
     ]
     assert site.tags(topic) == [
         ("Self-attention", 2),
@@ -285,7 +285,7 @@ def test_unknown_figure_id_is_reported_at_its_figure_line(broken):
     page = broken / f"pages/{AIAYN}.md"
     edit(page, "::: figure 710\n", "::: figure 711\n")
     [(path, line, message)] = problems_of(broken)
-    assert (path, line) == (f"pages/{AIAYN}.md", line_of(page, "::: figure 711")) == (path, 36)
+    assert (path, line) == (f"pages/{AIAYN}.md", line_of(page, "::: figure 711")) == (path, 40)
     assert message.startswith("unknown figure id '711' (known: ")
     assert "96, 710, 4121, 7256" in message
 
@@ -424,8 +424,8 @@ def test_several_problems_are_all_reported_in_file_then_line_order(broken):
 
     found = [(path, line) for path, line, _ in problems_of(broken)]
     assert found == [
-        (f"pages/{AIAYN}.md", 20),
-        (f"pages/{AIAYN}.md", 42),
+        (f"pages/{AIAYN}.md", line_of(broken / f"pages/{AIAYN}.md", "::: figure 69")),
+        (f"pages/{AIAYN}.md", line_of(broken / f"pages/{AIAYN}.md", "## Training and Results")),
         (f"pages/{PIXELS}.md", 5),
         ("pages/notes.md", 1),
         ("topics/positional-encoding.md", 1),
@@ -455,8 +455,14 @@ def test_check_fails_with_file_and_line_on_broken_content(broken, capsys):
     parsed = [PROBLEM_LINE.match(line) for line in lines[1:]]
     assert all(parsed), lines
     assert [(m["path"], int(m["line"])) for m in parsed] == [
-        (str(broken / "pages" / f"{AIAYN}.md"), 36),
-        (str(broken / "pages" / f"{QKV}.md"), 16),
+        (
+            str(broken / "pages" / f"{AIAYN}.md"),
+            line_of(broken / f"pages/{AIAYN}.md", "::: figure 711"),
+        ),
+        (
+            str(broken / "pages" / f"{QKV}.md"),
+            line_of(broken / f"pages/{QKV}.md", "## Score, Scale, Softmax, Sum"),
+        ),
     ]
     assert "unknown figure id '711'" in parsed[0]["message"]
     assert "has no number" in parsed[1]["message"]

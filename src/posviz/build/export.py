@@ -261,7 +261,7 @@ def site_manifest(out: Path, found: list[Route]) -> None:
     pages = [
         {
             "path": f"{route.name}.html",
-            "kind": route.kind if route.kind != "gallery" else "figure",
+            "kind": route.kind,
             "title": route.title,
             "figures": list(route.figures),
         }

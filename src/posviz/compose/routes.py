@@ -5,10 +5,11 @@ its file name in the export (``page-<slug>.html``); home is ``index``.
 """
 
 import os
+import re
 import sys
 from dataclasses import dataclass
 
-from posviz.content import Library
+from posviz.content import Library, ordered
 
 HOME = "index"
 GALLERY = "gallery"
@@ -17,7 +18,7 @@ GALLERY = "gallery"
 @dataclass(frozen=True)
 class Route:
     name: str
-    kind: str  # home, topic, page, figure or gallery
+    kind: str  # home, topic, page, tag, figure or gallery
     key: str | int | None
     title: str
     figures: tuple[int, ...] = ()
@@ -44,6 +45,9 @@ def routes(library: Library) -> list[Route]:
         found.append(Route(topic_route(topic.slug), "topic", topic.slug, topic.title, figures))
     for page in library.pages.values():
         found.append(Route(page_route(page.slug), "page", page.slug, page.title, page.figures))
+    # Tag pages link to figures rather than showing them live: no figures of their own.
+    for tag in tagged(library):
+        found.append(Route(tag_route(tag), "tag", tag, f"Tag · {tag}"))
     for figure_id, figure in FIGURES.items():
         found.append(
             Route(figure_route(figure_id), "figure", figure_id, figure.title, (figure_id,))
@@ -63,3 +67,38 @@ def href(name: str, fragment: str | None = None) -> str:
     if exported():
         target = f"{name}.html"
     return f"{target}#{fragment}" if fragment else target
+
+
+def tag_slug(tag: str) -> str:
+    """A tag as a URL word: lower case, runs of anything but letters and digits as '-'."""
+    slug = re.sub(r"[^a-z0-9]+", "-", tag.lower()).strip("-")
+    if not slug:
+        raise ValueError(f"tag {tag!r} has no letter or digit to name its page by")
+    return slug
+
+
+def tag_route(tag: str) -> str:
+    """The route of the page that lists what carries ``tag``."""
+    return f"tag-{tag_slug(tag)}"
+
+
+def tagged(library: Library) -> dict[str, list]:
+    """Every tag any page carries → those pages in reading order; tags alphabetical.
+
+    Two tags that differ only in case or punctuation would share a route: an error.
+    """
+    found: dict[str, list] = {}
+    for page in library.pages.values():
+        for tag in dict.fromkeys(page.tags):
+            found.setdefault(tag, []).append(page)
+    by_route: dict[str, str] = {}
+    for tag in found:
+        other = by_route.setdefault(tag_route(tag), tag)
+        if other != tag:
+            raise ValueError(f"tags {other!r} and {tag!r} would share the page {tag_route(tag)}")
+    return {
+        tag: [
+            library.pages[slug] for slug in ordered([p.slug for p in pages], library.prerequisites)
+        ]
+        for tag, pages in sorted(found.items(), key=lambda item: item[0].lower())
+    }

@@ -121,10 +121,7 @@ def topic_view(slug: str) -> pn.Column:
         f"<li>{html.escape(page.kind)} · read first: {link(page.title, page_route(page.slug))}</li>"
         for page in data.reading_order(topic)
     )
-    tags = "".join(
-        f'<span class="chip">{html.escape(tag)} <b>{count}</b></span>'
-        for tag, count in data.tags(topic)
-    )
+    tags = "".join(tag_chip(tag, count) for tag, count in data.tags(topic))
     head = (
         f'<div class="eyebrow">Topic · {html.escape(topic.category)}</div>'
         f"<h1>{html.escape(topic.title)}</h1><p>{html.escape(topic.intro)}</p>"
@@ -209,6 +206,64 @@ def gallery() -> pn.Column:
     )
 
 
+def tag_chip(tag: str, count: int) -> str:
+    """A topic's tag with its count, linking to the tag's page."""
+    return (
+        f'<a class="chip" href="{html.escape(href(routing.tag_route(tag)))}">'
+        f"{html.escape(tag)} <b>{count}</b></a>"
+    )
+
+
+def tag_view(tag: str) -> pn.Column:
+    """Every page that carries ``tag``, and the figures those pages show, as links."""
+    from posviz.figures import FIGURES
+
+    data = library()
+    pages = routing.tagged(data)[tag]
+    uses = [
+        content.FigureUse(figure_id, page, section)
+        for page in pages
+        for section in page.sections
+        for figure_id in section.figures
+    ]
+    page_items = "".join(
+        f"<li>{html.escape(page.kind)} · {link(page.title, page_route(page.slug))}"
+        f"<br><span class='muted'>{html.escape(page.summary)}</span></li>"
+        for page in pages
+    )
+    figure_items = "".join(
+        f"<li><span class='figure-id'>{use.figure_id}</span>"
+        f"{link(FIGURES[use.figure_id].title, figure_route(use.figure_id))}"
+        f"<br><span class='muted'>{from_line(use)}</span></li>"
+        for use in uses
+    )
+    topics = "".join(
+        f"<li>{link(topic.title, topic_route(topic.slug))}: {count} of its figure pages</li>"
+        for topic in data.topics.values()
+        for name, count in data.tags(topic)
+        if name == tag
+    )
+    pages_word = "page carries" if len(pages) == 1 else "pages carry"
+    head = (
+        '<div class="eyebrow">Tag</div>'
+        f"<h1>{html.escape(tag)}</h1>"
+        f"<p class='muted'>{len(pages)} {pages_word} this tag; "
+        f"{len(uses)} {'figure appears' if len(uses) == 1 else 'figures appear'} on them.</p>"
+    )
+    return frame(
+        crumbs(html.escape(tag)),
+        raw(head),
+        raw(f'<h2>Pages</h2><ul class="tagged-pages">{page_items}</ul>'),
+        raw(
+            f'<h2>Figures</h2><ul class="tagged-figures">{figure_items}</ul>'
+            if uses
+            else "<h2>Figures</h2><p class='muted'>None of these pages shows a figure.</p>"
+        ),
+        raw(f"<h2>In topics</h2><ul>{topics}</ul>") if topics else None,
+        figures={},
+    )
+
+
 def view(name: str):
     """The dashboard of the route called ``name``."""
     by_name = {route.name: route for route in routing.routes(library())}
@@ -217,6 +272,7 @@ def view(name: str):
         "home": lambda key: home_view(),
         "topic": topic_view,
         "page": page_view,
+        "tag": tag_view,
         "figure": figure_view,
         "gallery": lambda key: gallery(),
     }

@@ -16,11 +16,13 @@ class AttentionCost(Figure):
     figure_id = 7256
     title = "What one attention layer costs on an image"
     caption = (
-        "How many entries one layer's attention matrix has for an S×S image, on a log10 "
-        "scale. Global attention grows as S⁴, a k×k window as S²·k², and two axial passes "
-        "of span m as 2·S²·m. Move *k* and *m* and watch the two cheap curves trade places: "
-        "they cost the same when k² = 2m. Where the image is smaller than the window or "
-        "the span, they are clipped to the image side."
+        "Try k = 8 and m = 32 first: the window curve and the axial curve lie on top of each "
+        "other. Both grow as S², so they tie wherever k² = 2m; move either slider and the "
+        "cheaper one drops below. Each curve counts the entries of one layer's attention "
+        "matrix on an S×S image, on a log10 scale against the image side: S⁴ for global "
+        "attention, S²·k² for a k×k window, and 2·S²·m for an axial layer, whose queries "
+        "attend m pixels along their row and m along their column. Where the image side is "
+        "below k or m, the window or the span is clipped to it."
     )
 
     k = Slider(

@@ -33,12 +33,14 @@ class ClockHands(Figure):
     figure_id = 710
     title = "Clock hands at different speeds"
     caption = (
-        "Left: four sine dimensions of the encoding against position; the vertical line is "
-        "*pos*. The fastest hand (ω₀ = 1) completes a turn every 2π ≈ 6.28 positions and "
-        "each later hand is slower. Right: the dot product of the encoding at *pos* with "
-        "the encoding k positions further on, from the two rows (solid) and from "
-        "Σᵢ cos(ωᵢ·k) (dashed). Drag *pos*: the right curve stays put, because the dot "
-        "product depends only on the offset k."
+        "Try this first: drag *pos* and keep an eye on the right-hand panel. Its curve stays "
+        "exactly where it is: the dot product of the encoding at *pos* with the encoding k "
+        "steps further on is a function of k only. The solid line computes that product from the two "
+        "encoding rows, the dashed line from Σᵢ cos(ωᵢ·k), and the two coincide. At k = 0 the"
+        " curve starts at d_model/2, the value of PE(pos)·PE(pos). On the left are the sine "
+        "dimensions of four hands against position, with *pos* as a dotted line. The fastest "
+        "hand has ω₀ = 1 and turns once every 2π ≈ 6.28 positions; every later hand turns "
+        "more slowly."
     )
 
     pos = Slider(default=12, bounds=(0, 100), label="pos", doc="The position marked on the left.")

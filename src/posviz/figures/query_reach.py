@@ -15,11 +15,14 @@ class QueryReach(Figure):
     figure_id = 4121
     title = "Which pixels does one query see?"
     caption = (
-        "Scheme 0 global · 1 local 7×7 window · 2 one-dimensional block · "
-        "3 two-dimensional block · 4 axial. The darkest cell is the query; shaded cells "
-        "reach it after one layer (left) and after two stacked layers (right). Drag the "
-        "query to an edge or a corner: the local and block sets lose the part that falls "
-        "off the image, while the axial cross keeps its full row and column."
+        "First pick *axial* and drag the query into a corner: the cross through it still "
+        "spans the whole row and the whole column, while the local window and both block "
+        "schemes lose what falls outside the image. The query is the darkest cell. Shaded "
+        "cells are the pixels whose information reaches it: after one layer on the left, "
+        "after two layers stacked on the right. The schemes: *global* (every pixel), *local* (a 7×7 window), *1D block* and "
+        "*2D block* (query blocks sharing a memory, as in the Image Transformer), and "
+        "*axial*: row and column attention side by side in one layer, the criss-cross pattern"
+        " of CCNet. Two such layers reach what a row pass followed by a column pass reaches."
     )
 
     scheme = Slider(

@@ -1,8 +1,10 @@
 """Parameter count of the original post-LN encoder-decoder Transformer.
 
-Counted as in Vaswani et al. (2017): every attention block has four d×d
-projections (queries, keys, values, output) with biases; every feed-forward
-block two linear layers with biases; a LayerNorm (gain and bias) follows every
+Counted from the definitions in Vaswani et al. (2017): every attention block
+has four d×d projections (queries, keys, values, output). The paper writes
+them as plain matrices (§3.2.2); like PyTorch's ``nn.Transformer`` and most
+implementations, this count gives each a bias as well. Every feed-forward
+block has two linear layers with biases; a LayerNorm (gain and bias) follows every
 sub-layer; one vocab×d embedding is shared by the encoder input, the decoder
 input and the pre-softmax projection and counted once; sinusoidal positions
 have no parameters. With d_k = d_model / h the count does not depend on h.

@@ -1,9 +1,11 @@
 """Entries of one attention layer's matrix on an S×S image.
 
 Global attention: every pixel attends every pixel, (S²)² = S⁴ entries.
-A k×k window: S² queries × k² keys. Two axial passes (rows, then columns),
-each query attending a span of m pixels: 2·S²·m. Window and span cannot
-exceed the image, so k and m are clipped to S.
+A k×k window: S² queries × k² keys. One axial layer (row and column
+attention side by side, the criss-cross pattern of CCNet): each query
+attends a span of m pixels along its row and m along its column, 2·S²·m.
+A row pass followed by a column pass costs the same 2·S²·m in all. Window
+and span cannot exceed the image, so k and m are clipped to S.
 """
 
 import numpy as np

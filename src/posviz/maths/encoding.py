@@ -39,16 +39,23 @@ def dot_closed_form(ks, d_model: int) -> np.ndarray:
 
 
 def hand_indices(d_model: int, fractions=(0.0, 1 / 16, 1 / 8, 1 / 4)) -> list[int]:
-    """Indices i of a few hands spread over speeds, without repeats.
+    """Indices i of one hand per fraction, spread over speeds and never repeated.
 
-    Taking i at fixed fractions of d_model/2 keeps ω_i = 10000^(−fraction·2)
-    the same whatever d_model is, so the chosen hands do not jump when the
-    reader changes d_model.
+    Hand i turns at ω_i = 10000^(−2i/d_model). Taking i at a fixed fraction of
+    d_model/2 gives 2i/d_model = fraction, so ω_i = 10000^(−fraction) whatever
+    d_model is, and the chosen hands do not jump when the reader changes
+    d_model. Where d_model is so small that two fractions round to the same i,
+    the later hand moves on to the next slower one, so there is one distinct
+    hand per fraction as long as d_model/2 has that many (d_model ≥ 8 for the
+    default four).
     """
     half = d_model // 2
     picked: list[int] = []
     for fraction in fractions:
-        index = min(half - 1, round(fraction * half))
-        if index not in picked:
-            picked.append(index)
+        index = round(fraction * half)
+        if picked:
+            index = max(index, picked[-1] + 1)
+        if index >= half:
+            break
+        picked.append(index)
     return picked

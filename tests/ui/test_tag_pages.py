@@ -1,0 +1,47 @@
+"""Tag pages in the browser: a topic's tag chip leads to the tag's page, under
+`posviz serve` and in the static export, and that page links on to pages and figures."""
+
+import pytest
+
+from tests.ui.conftest import wait_for_plot
+from tests.ui.test_export import open_live, static_site  # noqa: F401 (fixture)
+
+pytestmark = pytest.mark.browser
+
+
+def follow_chip(page, base: str, suffix: str):
+    chip = page.locator("a.chip", has_text="Efficient attention")
+    assert chip.get_attribute("href") == f"tag-efficient-attention{suffix}"
+    chip.click()
+    page.wait_for_url(f"{base}/tag-efficient-attention{suffix}")
+    page.locator("h1", has_text="Efficient attention").wait_for()
+    pages = page.locator("ul.tagged-pages a").all_inner_texts()
+    assert pages == [
+        "Attention Meets Pixels — Windows, Axes and the First Fully Attentional Networks"
+    ]
+    figures = page.locator("ul.tagged-figures li > a").all_inner_texts()
+    assert figures == [
+        "What one attention layer costs on an image",
+        "Which pixels does one query see?",
+    ]
+    assert page.get_by_text("1 page carries this tag; 2 figures appear on them.").is_visible()
+
+
+def test_chip_leads_to_the_tag_page_under_serve(served, page, blocked):
+    page.goto(f"{served}/topic-positional-encoding")
+    wait_for_plot(page, "posviz-4121-layers1")
+    follow_chip(page, served, "")
+    page.locator("ul.tagged-figures a", has_text="Which pixels does one query see?").click()
+    page.wait_for_url(f"{served}/figure-4121")
+    wait_for_plot(page, "posviz-4121-layers1")
+    assert blocked == [] and page.errors == []
+
+
+def test_chip_leads_to_the_tag_page_in_the_export(static_site, page, blocked):  # noqa: F811
+    page.goto(f"{static_site}/topic-positional-encoding.html")
+    wait_for_plot(page, "posviz-4121-layers1", timeout=10_000)  # the pre-render is enough
+    follow_chip(page, static_site, ".html")
+    open_live(page, page.url)  # the tag page itself starts Python without errors
+    page.locator("ul.tagged-pages a").first.click()
+    page.wait_for_url(f"{static_site}/page-attention-meets-pixels.html")
+    assert blocked == [] and page.errors == []
