@@ -586,6 +586,16 @@ HOSTILE = {
         "each entry of 'tags' must be text, not a mapping",
     ),
     "a tag is a number": (notes(tags="tags: [1]").encode(), 6, "each entry of 'tags' must be text"),
+    "a tag with no letter a-z or digit": (
+        notes(tags="tags: [\u65e5\u672c]").encode(),
+        6,
+        "tag '\u65e5\u672c' has no letter a-z or digit to name its page by",
+    ),
+    "two tags for one tag page": (
+        notes(tags="tags: [Attention, attention!]").encode(),
+        6,
+        "tags 'Attention' and 'attention!' would share the page tag-attention",
+    ),
     "duplicate key": (
         notes(summary="summary: One.\nsummary: Two.").encode(),
         8,

@@ -662,6 +662,40 @@ def _check_links(pages, topics, sources, problems):
             )
 
 
+def tag_slug(tag: str) -> str:
+    """A tag as a URL word: lower case, runs of anything but a-z and 0-9 as '-'.
+
+    Empty when the tag has no such letter or digit (``posviz check`` refuses it).
+    """
+    return re.sub(r"[^a-z0-9]+", "-", tag.lower()).strip("-")
+
+
+def _check_tags(pages, sources, problems):
+    """Each tag names its own tag page: it needs a letter or digit, and its own name."""
+    first: dict[str, str] = {}
+    for page in pages.values():
+        line = sources[page.path].key_lines.get("tags", 1)
+        for tag in dict.fromkeys(page.tags):
+            slug = tag_slug(tag)
+            if not slug:
+                problems.append(
+                    Problem(
+                        page.path,
+                        line,
+                        f"tag {_quote(tag)} has no letter a-z or digit to name its page by",
+                    )
+                )
+            elif first.setdefault(slug, tag) != tag:
+                problems.append(
+                    Problem(
+                        page.path,
+                        line,
+                        f"tags {_quote(first[slug])} and {_quote(tag)} would share the page "
+                        f"tag-{slug}; write them the same way",
+                    )
+                )
+
+
 def _cycles(pages) -> list[list[str]]:
     """Each cycle of builds-on links once, as the list of slugs around it."""
     cycles, state = [], {}
@@ -720,6 +754,7 @@ def load(root: Path | None = None, figure_ids=None) -> Library:
     page_map = _unique(pages, sources, problems, "page")
     topic_map = _unique(topics, sources, problems, "topic")
     _check_links(page_map, topic_map, sources, problems)
+    _check_tags(page_map, sources, problems)
     if problems:
         raise ContentError(problems)
     return Library(page_map, topic_map)
