@@ -114,15 +114,11 @@ def convert(out: Path) -> None:
 
 def raw_wheels(dest: Path) -> list[Path]:
     """PURE_PINS (pyodide-http included) as published, unslimmed, plus a source-only posviz."""
-    python = wheels.PYTHON_VERSION.replace(".", "")
-    raw_dir = distribution.default_cache_root() / f"wheels-py{python}" / "raw"
+    python = distribution.python_version(distribution.assemble())
     dest.mkdir(parents=True, exist_ok=True)
     found = []
-    for name, version in sorted(wheels.PURE_PINS.items()):
-        name = wheels._canonical(name)
-        raw = wheels._cached(raw_dir, name, version) or wheels._fetch_raw_wheel(
-            name, version, raw_dir
-        )
+    for name in sorted(wheels.PURE_PINS):
+        raw = wheels.raw_wheel(name, python)  # pinned and checked
         found.append(Path(shutil.copy2(raw, dest / raw.name)))
     return [*found, posviz_wheel(dest)]  # not precompiled: stock ships source
 

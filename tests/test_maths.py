@@ -162,17 +162,17 @@ def attended_by(side, r, c, scheme, g):
     seen = set()
     for y in range(side):
         for x in range(side):
-            if scheme == 0:
+            if scheme == "global":
                 ok = True
-            elif scheme == 1:
+            elif scheme == "local":
                 ok = abs(y - r) <= g.window // 2 and abs(x - c) <= g.window // 2
-            elif scheme == 2:
+            elif scheme == "block-1d":
                 block = (r * side + c) // g.query_length
                 index = y * side + x
                 ok = (
                     block * g.query_length - g.memory_length <= index < (block + 1) * g.query_length
                 )
-            elif scheme == 3:
+            elif scheme == "block-2d":
                 br, bc = r // g.block_height, c // g.block_width
                 ok = (
                     br * g.block_height - g.memory_above <= y < (br + 1) * g.block_height
@@ -181,6 +181,7 @@ def attended_by(side, r, c, scheme, g):
                     < (bc + 1) * g.block_width + g.memory_side
                 )
             else:
+                assert scheme == "axial"
                 ok = y == r or x == c
             if ok:
                 seen.add((y, x))
@@ -211,7 +212,7 @@ GEOMETRIES = [
 ]
 
 
-@pytest.mark.parametrize("scheme", range(5))
+@pytest.mark.parametrize("scheme", ["global", "local", "block-1d", "block-2d", "axial"])
 @pytest.mark.parametrize("query", [(0, 0), (5, 6), (11, 0), (11, 11), (3, 10)])
 @pytest.mark.parametrize("geometry", GEOMETRIES)
 def test_reach_equals_mask_composition(scheme, query, geometry):
@@ -225,14 +226,24 @@ def test_reach_equals_mask_composition(scheme, query, geometry):
 def test_border_clips_local_and_block_sets_but_not_the_axial_cross():
     side = 16
     centre, corner = (8, 8), (0, 0)
-    assert reach.reach(side, *centre, 1).sum() == 49
-    assert reach.reach(side, *corner, 1).sum() == 16
-    for scheme in (2, 3):
+    assert reach.reach(side, *centre, "local").sum() == 49
+    assert reach.reach(side, *corner, "local").sum() == 16
+    for scheme in ("block-1d", "block-2d"):
         assert reach.reach(side, *corner, scheme).sum() < reach.reach(side, *centre, scheme).sum()
-    assert reach.reach(side, *corner, 4).sum() == reach.reach(side, *centre, 4).sum() == 31
-    assert reach.reach(side, *corner, 4, layers=2).all()
+    assert reach.reach(side, *corner, "axial").sum() == reach.reach(side, *centre, "axial").sum()
+    assert reach.reach(side, *corner, "axial").sum() == 31
+    assert reach.reach(side, *corner, "axial", layers=2).all()
 
 
 def test_query_outside_the_image_is_refused():
     with pytest.raises(ValueError, match=r"query \(16, 0\) is outside a 16×16 image"):
-        reach.reach(16, 16, 0, 1)
+        reach.reach(16, 16, 0, "local")
+
+
+@pytest.mark.parametrize("scheme", [1, "window", "Axial", None])
+def test_an_unknown_scheme_is_refused_with_the_names(scheme):
+    with pytest.raises(ValueError) as caught:
+        reach.reach(16, 0, 0, scheme)
+    assert str(caught.value) == (
+        f"scheme must be one of global, local, block-1d, block-2d, axial, not {scheme!r}"
+    )

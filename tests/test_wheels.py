@@ -7,6 +7,7 @@ import base64
 import csv
 import hashlib
 import io
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -210,31 +211,36 @@ def test_write_wheel_rejects_paths_outside_the_package(tmp_path, bad):
 
 # ---------------------------------------------------------------- collecting
 
+PY = "3.12"
+
+
+def fake_wheel(store: Path, name: str, version: str, files: dict | None = None) -> Path:
+    files = files or {f"{name.replace('-', '_')}/__init__.py": f"# {name}\n".encode()}
+    return write_wheel(store, name, version, files)
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
 
 class FakePip:
-    """Stands in for `python -m pip`: records calls, writes what pip would."""
+    """Stands in for `python -m pip`: records calls, copies what an index would serve.
 
-    def __init__(self, make_platform_wheel=False):
+    It serves what is in `store` and, like pip with --require-hashes, refuses a
+    file whose hash is not the one in the requirements file.
+    """
+
+    def __init__(self, store: Path):
+        self.store = store
         self.calls = []
-        self.make_platform_wheel = make_platform_wheel
 
     def __call__(self, args, cwd, env=None):
         self.calls.append((list(args), dict(env or {})))
-        out = Path(cwd) / args[args.index("-d" if "-d" in args else "-w") + 1]
-        out.mkdir(parents=True, exist_ok=True)
-        if args[0] == "download" and any(a.startswith("--no-binary") for a in args):
-            self._sdist(args[-3], out)
-        elif args[0] == "download":
-            name, version = args[-3].split("==")
-            tag = "cp312-cp312-manylinux_2_17_x86_64"
-            write_wheel(out, name, version, {f"{name.replace('-', '_')}/__init__.py": b""})
-            if self.make_platform_wheel:
-                (out / f"{name}-{version}-py3-none-any.whl").rename(
-                    out / f"{name}-{version}-{tag}.whl"
-                )
-        elif args[0] == "wheel":
-            src = Path(args[2])
+        cwd = Path(cwd)
+        if args[0] == "wheel":
+            src = Path(args[args.index("--no-build-isolation") + 1])
             name, version = src.name.rsplit("-", 1)
+            out = cwd / args[args.index("-w") + 1]
             write_wheel(
                 out,
                 name,
@@ -244,36 +250,96 @@ class FakePip:
                     f"{name}/setup_seen.py": (src / "setup.py").read_bytes(),
                 },
             )
+            return
+        assert "--require-hashes" in args, args
+        requirements = Path(cwd / args[args.index("-r") + 1]).read_text().splitlines()
+        out = cwd / args[args.index("-d" if "-d" in args else "--target") + 1]
+        out.mkdir(parents=True, exist_ok=True)
+        for line in requirements:
+            spec, _, digest = line.partition(" --hash=sha256:")
+            name, version = spec.split("==")
+            (found,) = [
+                p
+                for p in self.store.glob("*")
+                if p.name.lower().startswith(f"{name.replace('-', '_')}-{version}".lower())
+            ]
+            if sha(found) != digest:
+                raise wheels.WheelError(f"pip: THESE PACKAGES DO NOT MATCH THE HASHES ({found})")
+            shutil.copy(found, out / found.name)
 
-    @staticmethod
-    def _sdist(spec, out):
-        name, version = spec.split("==")
-        setup = b"supports_speedups = platform.python_implementation() not in {'PyPy'}\n"
-        with tarfile.open(out / f"{name}-{version}.tar.gz", "w:gz") as tar:
-            info = tarfile.TarInfo(f"{name}-{version}/setup.py")
-            info.size = len(setup)
-            tar.addfile(info, io.BytesIO(setup))
+
+def fake_sdist(store: Path, name: str, version: str) -> Path:
+    setup = b"supports_speedups = platform.python_implementation() not in {'PyPy'}\n"
+    path = store / f"{name}-{version}.tar.gz"
+    with tarfile.open(path, "w:gz") as tar:
+        info = tarfile.TarInfo(f"{name}-{version}/setup.py")
+        info.size = len(setup)
+        info.mtime = 0
+        tar.addfile(info, io.BytesIO(setup))
+    return path
 
 
 @pytest.fixture
-def fake_pip(monkeypatch):
-    pip = FakePip()
+def index(tmp_path, monkeypatch):
+    """A fake package index with pinned param and narwhals wheels and two sdists."""
+    store = tmp_path / "index"
+    store.mkdir()
+    table = {"wheels": {}, "sdists": {}, "build_requirements": {}}
+    for name, version in [("param", "2.4.2"), ("narwhals", "2.29.0")]:
+        table["wheels"][name] = {
+            "version": version,
+            "sha256": sha(fake_wheel(store, name, version)),
+        }
+    setuptools = fake_wheel(store, "setuptools", "84.2.1")
+    table["build_requirements"]["setuptools"] = {"version": "84.2.1", "sha256": sha(setuptools)}
+    for name, version in [("markupsafe", "3.0.4"), ("pyyaml", "6.0.4")]:
+        sdist = fake_sdist(store, name, version)
+        # what FakePip's `wheel` builds from it, as the real build is reproducible
+        built = tmp_path / "built-once"
+        src = tmp_path / "src" / f"{name}-{version}"
+        src.mkdir(parents=True)
+        (src / "setup.py").write_bytes(
+            b"supports_speedups = False and platform.python_implementation() not in {'PyPy'}\n"
+            if name == "markupsafe"
+            else b"supports_speedups = platform.python_implementation() not in {'PyPy'}\n"
+        )
+        FakePip(store)(
+            ["wheel", "--no-deps", "--no-build-isolation", str(src), "-w", str(built)], tmp_path
+        )
+        table["sdists"][name] = {
+            "version": version,
+            "sha256": sha(sdist),
+            "wheel_sha256": sha(next(built.glob(f"{name}-*.whl"))),
+        }
+    pip = FakePip(store)
     monkeypatch.setattr(wheels, "_pip", pip)
-    return pip
+    return pip, table
 
 
-def _no_slimming(*args, **kwargs):
-    raise AssertionError("slimmed again although the slimmed wheel is cached")
+def _no_pip(*args, **kwargs):
+    raise AssertionError("pip was called although the cache holds the pinned wheel")
 
 
-def test_collect_downloads_pinned_pure_wheels_once(tmp_path, fake_pip, monkeypatch):
+def test_pure_pins_come_from_the_pins_file():
+    from posviz.build import pins
+
+    assert PURE_PINS["panel"] == pins.PINS["wheels"]["panel"]["version"]
+    assert PURE_PINS["pyyaml"] == pins.PINS["sdists"]["pyyaml"]["version"]
+    every = {**pins.PINS["wheels"], **pins.PINS["sdists"]}
+    assert sorted(PURE_PINS) == sorted(every) and len(PURE_PINS) == 16
+    for pin in [*every.values(), *pins.PINS["build_requirements"].values()]:
+        assert len(pin["sha256"]) == 64
+
+
+def test_collect_downloads_pinned_wheels_with_hashes_required_once(tmp_path, index, monkeypatch):
+    pip, table = index
     cache = tmp_path / "cache"
-    first = collect_pure_wheels(["param", "narwhals==2.0.0"], tmp_path / "site", cache)
+    first = collect_pure_wheels(tmp_path / "site", PY, cache, ["param", "narwhals"], table)
     assert [p.name for p in first] == [
-        "narwhals-2.0.0-py3-none-any.whl",
-        f"param-{PURE_PINS['param']}-py3-none-any.whl",
+        "narwhals-2.29.0-py3-none-any.whl",
+        "param-2.4.2-py3-none-any.whl",
     ]
-    (args, _), _ = fake_pip.calls
+    (args, _), _ = pip.calls
     assert args[:3] == ["download", "--no-deps", "--only-binary=:all:"]
     for flag, value in [
         ("--python-version", "3.12"),
@@ -281,65 +347,101 @@ def test_collect_downloads_pinned_pure_wheels_once(tmp_path, fake_pip, monkeypat
         ("--implementation", "py"),
     ]:
         assert args[args.index(flag) + 1] == value
-    assert "narwhals==2.0.0" in args
+    assert "--require-hashes" in args
     assert {p.stat().st_mode & 0o777 for p in first} == {0o644}
 
-    fake_pip.calls.clear()
-    monkeypatch.setattr(wheels, "slim_wheel", _no_slimming)
-    second = collect_pure_wheels(["param", "narwhals==2.0.0"], tmp_path / "site2", cache)
-    assert fake_pip.calls == []
+    monkeypatch.setattr(wheels, "_pip", _no_pip)
+    second = collect_pure_wheels(tmp_path / "site2", PY, cache, ["param", "narwhals"], table)
     assert [p.read_bytes() for p in second] == [p.read_bytes() for p in first]
 
 
-def test_collect_uses_a_prepared_cache_without_pip(tmp_path, monkeypatch):
-    def no_pip(*args, **kwargs):
-        raise AssertionError("pip was called")
+def test_a_swapped_cached_wheel_is_detected_and_fetched_again(tmp_path, index, capsys):
+    pip, table = index
+    cache = tmp_path / "cache"
+    (good,) = collect_pure_wheels(tmp_path / "site", PY, cache, ["param"], table)
+    raw = cache / "wheels-py312" / "raw" / "param-2.4.2-py3-none-any.whl"
+    fake_wheel(raw.parent, "param", "2.4.2", {"param/__init__.py": b"import os  # evil\n"})
+    pip.calls.clear()
+    (again,) = collect_pure_wheels(tmp_path / "site2", PY, cache, ["param"], table)
+    assert len(pip.calls) == 1  # downloaded again
+    assert again.read_bytes() == good.read_bytes()
+    assert sha(raw) == table["wheels"]["param"]["sha256"]
+    err = capsys.readouterr().err
+    assert f"cached {raw} does not match its pin in posviz/build/pins.json" in err
 
-    monkeypatch.setattr(wheels, "_pip", no_pip)
-    raw = tmp_path / "cache" / "wheels-py312" / "raw"
-    write_wheel(raw, "pyviz_comms", PURE_PINS["pyviz-comms"], {"pyviz_comms/__init__.py": b"v=1"})
-    (out,) = collect_pure_wheels(["pyviz-comms"], tmp_path / "site", tmp_path / "cache")
-    with zipfile.ZipFile(out) as zf:
-        assert zf.read("pyviz_comms/__init__.py") == b"v=1"
+
+def test_a_download_that_differs_from_its_pin_is_refused(tmp_path, index):
+    pip, table = index
+    table["wheels"]["param"]["sha256"] = "0" * 64
+    with pytest.raises(wheels.WheelError, match="DO NOT MATCH THE HASHES"):
+        collect_pure_wheels(tmp_path / "site", PY, tmp_path / "cache", ["param"], table)
+    assert not list((tmp_path / "cache").rglob("*.whl"))
 
 
-def test_collect_builds_markupsafe_without_speedups(tmp_path, fake_pip):
-    (out,) = collect_pure_wheels(["markupsafe"], tmp_path / "site", tmp_path / "cache")
-    assert out.name == f"markupsafe-{PURE_PINS['markupsafe']}-py3-none-any.whl"
+def test_collect_builds_markupsafe_without_speedups(tmp_path, index):
+    pip, table = index
+    (out,) = collect_pure_wheels(tmp_path / "site", PY, tmp_path / "cache", ["markupsafe"], table)
+    assert out.name == "markupsafe-3.0.4-py3-none-any.whl"
     with zipfile.ZipFile(out) as zf:
         setup_seen = zf.read("markupsafe/setup_seen.py").decode()
     assert "supports_speedups = False and platform.python_implementation()" in setup_seen
 
 
-def test_collect_builds_pyyaml_without_libyaml(tmp_path, fake_pip):
-    collect_pure_wheels(["pyyaml"], tmp_path / "site", tmp_path / "cache")
-    (download, _), (build, env) = fake_pip.calls
-    assert "--no-binary=pyyaml" in download and build[0] == "wheel"
-    assert env == {"PYYAML_FORCE_LIBYAML": "0"}
+def test_collect_builds_pyyaml_from_its_pinned_sdist_with_pinned_setuptools(tmp_path, index):
+    pip, table = index
+    collect_pure_wheels(tmp_path / "site", PY, tmp_path / "cache", ["pyyaml"], table)
+    (download, _), (install, _), (build, env) = pip.calls
+    assert "--no-binary=pyyaml" in download and "--require-hashes" in download
+    assert install[0] == "install" and "--require-hashes" in install and "--target" in install
+    assert build[0] == "wheel" and "--no-build-isolation" in build
+    assert env["PYYAML_FORCE_LIBYAML"] == "0"
+    assert env["SOURCE_DATE_EPOCH"] == "315532800"
+    assert env["PYTHONPATH"].endswith("build-env")
 
 
-def test_collect_rejects_a_platform_wheel(tmp_path, monkeypatch):
-    monkeypatch.setattr(wheels, "_pip", FakePip(make_platform_wheel=True))
+def test_an_sdist_build_that_differs_from_its_pinned_wheel_is_refused(tmp_path, index):
+    pip, table = index
+    table["sdists"]["pyyaml"]["wheel_sha256"] = "1" * 64
+    with pytest.raises(wheels.WheelError, match=r"built from its pinned sdist: .*pyyaml 6.0.4"):
+        collect_pure_wheels(tmp_path / "site", PY, tmp_path / "cache", ["pyyaml"], table)
+
+
+def test_collect_rejects_a_platform_wheel(tmp_path, index):
+    pip, table = index
+    (wheel,) = pip.store.glob("param-*.whl")
+    platform = wheel.with_name("param-2.4.2-cp312-cp312-manylinux_2_17_x86_64.whl")
+    wheel.rename(platform)
+    table["wheels"]["param"]["sha256"] = sha(platform)
     with pytest.raises(WheelError, match="expected a pure py3-none-any wheel, found cp312"):
-        collect_pure_wheels(["param"], tmp_path / "site", tmp_path / "cache")
+        collect_pure_wheels(tmp_path / "site", PY, tmp_path / "cache", ["param"], table)
 
 
-def test_collect_rejects_binaries_in_a_pure_wheel(tmp_path, monkeypatch):
-    def pip_with_so(args, cwd, env=None):
-        write_wheel(Path(cwd) / args[-1], "param", PURE_PINS["param"], {"param/_c.so": b"\x7fELF"})
-
-    monkeypatch.setattr(wheels, "_pip", pip_with_so)
+def test_collect_rejects_binaries_in_a_pure_wheel(tmp_path, index):
+    pip, table = index
+    (wheel,) = pip.store.glob("param-*.whl")
+    fake_wheel(pip.store, "param", "2.4.2", {"param/_c.so": b"\x7fELF"})
+    table["wheels"]["param"]["sha256"] = sha(wheel)
     with pytest.raises(WheelError, match=r"contains binaries \['param/_c.so'\]"):
-        collect_pure_wheels(["param"], tmp_path / "site", tmp_path / "cache")
+        collect_pure_wheels(tmp_path / "site", PY, tmp_path / "cache", ["param"], table)
 
 
-def test_collect_needs_a_version_for_unknown_packages(tmp_path, fake_pip):
-    with pytest.raises(WheelError, match="'requests': no version given"):
-        collect_pure_wheels(["requests"], tmp_path / "site", tmp_path / "cache")
-    assert fake_pip.calls == []
+def test_collect_refuses_packages_without_a_pin(tmp_path, index):
+    pip, table = index
+    with pytest.raises(WheelError, match="'requests': not pinned; add its version and sha256"):
+        collect_pure_wheels(tmp_path / "site", PY, tmp_path / "cache", ["requests"], table)
+    assert pip.calls == []
 
 
 def test_markupsafe_patch_fails_loudly_when_setup_changes(tmp_path):
     (tmp_path / "setup.py").write_text("setup()\n")
     with pytest.raises(WheelError, match="changed its setup.py"):
         wheels._patch_markupsafe(tmp_path)
+
+
+def test_pyproject_pins_what_the_site_ships():
+    import tomllib
+
+    pyproject = Path(__file__).parent.parent / "pyproject.toml"
+    dependencies = tomllib.loads(pyproject.read_text())["project"]["dependencies"]
+    for name in ("bokeh", "holoviews", "panel"):
+        assert f"{name}=={PURE_PINS[name]}" in dependencies, name

@@ -2,6 +2,7 @@
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -21,6 +22,7 @@ def check_content(root=None) -> content.Library | None:
 
 
 def cmd_check(args) -> int:
+    """Validate content/ and print each problem as file:line."""
     site = check_content(args.content)
     if site is None:
         return 1
@@ -29,13 +31,14 @@ def cmd_check(args) -> int:
 
 
 def cmd_serve(args) -> int:
+    """Become `panel serve` with one entry script per route."""
     site = check_content()
     if site is None:
         return 1
     from posviz.compose.entries import write_entries
     from posviz.compose.routes import HOME, routes
 
-    folder = Path(tempfile.gettempdir()) / f"posviz-entries-{args.port}"
+    folder = entries_folder(args.port)
     watched = sorted(content.default_root().rglob("*.md")) if args.dev else []
     scripts = write_entries(routes(site), folder, watch=watched)
     command = [
@@ -65,6 +68,27 @@ def cmd_serve(args) -> int:
     return run_panel(command)
 
 
+def entries_folder(port: int) -> Path:
+    """A private, emptied folder for the entry scripts of `posviz serve --port PORT`.
+
+    In a checkout: the git-ignored ``.posviz/serve-PORT/`` (cleared on each start;
+    one per port, so two servers never clear each other's). Installed: a fresh
+    ``mkdtemp`` folder. Both are the user's own (0700): no one else can plant a script.
+    """
+    from posviz.build.target import repository_root
+
+    repo = repository_root()
+    if repo is None:
+        return Path(tempfile.mkdtemp(prefix=f"posviz-serve-{port}-"))
+    folder = repo / ".posviz" / f"serve-{port}"
+    if folder.is_symlink() or folder.is_file():
+        folder.unlink()
+    elif folder.is_dir():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True, mode=0o700)
+    return folder
+
+
 def run_panel(command: list[str]) -> int:
     """Become `panel serve`, so that a signal to posviz reaches the server itself."""
     sys.stdout.flush()
@@ -73,6 +97,7 @@ def run_panel(command: list[str]) -> int:
 
 
 def cmd_build(args) -> int:
+    """Build the static site into --out (see posviz.build.export)."""
     if check_content() is None:
         return 1
     from posviz.build.export import build
@@ -81,13 +106,20 @@ def cmd_build(args) -> int:
 
 
 def cmd_pyodide(args) -> int:
-    from posviz.build.distribution import assemble
+    """Assemble (or check) the cached Pyodide distribution and print where it is."""
+    from posviz.build.distribution import DistributionError, assemble
 
-    print(assemble())
+    try:
+        print(assemble())
+    except (DistributionError, OSError) as error:
+        first = str(error).splitlines()[0] if str(error) else type(error).__name__
+        print(f"posviz pyodide: failed: {first}", file=sys.stderr)
+        return 1
     return 0
 
 
 def parser() -> argparse.ArgumentParser:
+    """The command line of `posviz`."""
     top = argparse.ArgumentParser(prog="posviz", description=__doc__)
     commands = top.add_subparsers(dest="command", required=True)
 
@@ -124,6 +156,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    """Run one posviz command; its exit code."""
     args = parser().parse_args(argv)
     return args.run(args)
 

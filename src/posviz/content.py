@@ -162,13 +162,13 @@ class Library:
         counts = Counter(tag for slug in topic.pages for tag in set(self.pages[slug].tags))
         return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
-    def home_of(self, figure_id: int) -> FigureUse:
-        """The first page section that shows the figure."""
+    def home_of(self, figure_id: int) -> FigureUse | None:
+        """The first page section that shows the figure; None if no page does."""
         for page in self.pages.values():
             for section in page.sections:
                 if figure_id in section.figures:
                     return FigureUse(figure_id, page, section)
-        raise KeyError(f"no page shows figure {figure_id}")
+        return None
 
 
 def ordered(slugs, prerequisites) -> list[str]:
@@ -732,7 +732,9 @@ def load(root: Path | None = None, figure_ids=None) -> Library:
     """Read and validate every page and topic under ``root``."""
     root = Path(root) if root else default_root()
     if figure_ids is None:
-        from posviz.figures.registry import FIGURE_IDS as figure_ids
+        from posviz.figures import figure_ids as read_ids
+
+        figure_ids = read_ids()
     problems: list[Problem] = []
     sources = {}
     pages, topics = [], []

@@ -65,11 +65,10 @@ def test_topic_page_goes_live_offline_and_every_figure_answers(static_site, page
         "Efficient attention 1",
         "Transformers 1",
     ]
-    for index, (figure_id, plot) in enumerate(PLOTS.items()):
+    for index, plot in enumerate(PLOTS.values()):
         before = wait_for_plot(page, plot)
         press_on_slider(page, index, 0)
-        after = wait_for_change(page, plot, before)
-        assert after != before, f"figure {figure_id} did not redraw"
+        wait_for_change(page, plot, before)  # fails, with a timeout, if it never redraws
     assert blocked == [], blocked
     assert page.errors == []
 

@@ -1,0 +1,1 @@
+"""The static export: `posviz build` and what it assembles (runtime, wheels, pages)."""

@@ -6,21 +6,24 @@ Pyodide under Node.js once, compiles each module to an unchecked-hash
 ``.pyc`` (valid without its source), and rewrites the wheels: third-party
 modules become sourceless ``.pyc`` files, as in Pyodide's own packages;
 posviz keeps its sources beside the bytecode, for readable tracebacks.
-Results are cached by wheel content. Without Node.js the build keeps the
-source-only wheels and says so.
+Results are cached by wheel content, each beside its sha256, which is checked
+on every use: a damaged cached wheel is compiled again. Without Node.js the
+build keeps the source-only wheels and says so.
+
+The Python version (site-packages path, ``.pyc`` tag) is the lock's.
 """
 
-import hashlib
 import json
 import shutil
 import subprocess
+import sys
 import tempfile
 import zipfile
 from pathlib import Path
 
+from posviz.build import distribution, pins
 from posviz.build.wheels import _wheel_dist_info, _write_wheel_archive
 
-SITE_PACKAGES = "/lib/python3.12/site-packages"
 KEEP_SOURCE = ("posviz",)
 
 NODE_SCRIPT = """
@@ -33,10 +36,9 @@ py.runPython(%(python)s);
 """
 
 # Runs inside Pyodide: compile every .py of every wheel in /work/in to /work/out.
+# Sources are unpacked to Pyodide's in-memory /tmp, as py_compile reads files.
 COMPILE = """
-import importlib._bootstrap_external as external
-import json, os, zipfile
-from importlib.util import source_hash
+import json, os, py_compile, zipfile
 
 report = {}
 for wheel in sorted(os.listdir("/work/in")):
@@ -45,16 +47,21 @@ for wheel in sorted(os.listdir("/work/in")):
         for name in sorted(archive.namelist()):
             if not name.endswith(".py") or ".dist-info/" in name:
                 continue
-            source = archive.read(name)
+            source = f"/tmp/src/{wheel}/{name}"
+            os.makedirs(os.path.dirname(source), exist_ok=True)
+            with open(source, "wb") as out:
+                out.write(archive.read(name))
             try:
-                code = compile(source, f"%(site)s/{name}", "exec", dont_inherit=True)
-            except SyntaxError:
+                py_compile.compile(
+                    source,
+                    cfile=f"/work/out/{wheel}/{name}c",
+                    dfile=f"%(site)s/{name}",
+                    doraise=True,
+                    invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
+                )
+            except py_compile.PyCompileError:
                 skipped += 1
                 continue
-            target = f"/work/out/{wheel}/{name}c"
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            with open(target, "wb") as out:
-                out.write(external._code_to_hash_pyc(code, source_hash(source), checked=False))
             compiled += 1
     report[wheel] = [compiled, skipped]
 with open("/work/report.json", "w") as out:
@@ -62,15 +69,21 @@ with open("/work/report.json", "w") as out:
 """
 
 
+class BytecodeError(RuntimeError):
+    """Pyodide under Node.js could not compile the wheels."""
+
+
 def node_available() -> bool:
+    """Whether Node.js is on PATH (it runs Pyodide at build time)."""
     return shutil.which("node") is not None
 
 
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:20]
+def site_packages(python: str) -> str:
+    """Where Pyodide installs wheels, for Python ``major.minor``."""
+    return f"/lib/python{python}/site-packages"
 
 
-def _rewrite(wheel: Path, compiled: Path, dest: Path) -> Path:
+def _rewrite(wheel: Path, compiled: Path, dest: Path, python: str) -> Path:
     """``wheel`` with its modules replaced (or joined) by the compiled ones."""
     with zipfile.ZipFile(wheel) as archive:
         files = {name: archive.read(name) for name in archive.namelist() if not name.endswith("/")}
@@ -80,7 +93,8 @@ def _rewrite(wheel: Path, compiled: Path, dest: Path) -> Path:
         name = pyc.relative_to(compiled).as_posix()[:-1]  # the .py it came from
         if keep_source:
             folder, _, module = name.rpartition("/")
-            files[f"{folder}/__pycache__/{module[:-3]}.cpython-312.pyc"] = pyc.read_bytes()
+            tag = python.replace(".", "")
+            files[f"{folder}/__pycache__/{module[:-3]}.cpython-{tag}.pyc"] = pyc.read_bytes()
         else:
             del files[name]
             files[name + "c"] = pyc.read_bytes()
@@ -89,9 +103,10 @@ def _rewrite(wheel: Path, compiled: Path, dest: Path) -> Path:
 
 def compile_wheels(wheels: list[Path], dist: Path, cache: Path) -> tuple[list[Path], dict]:
     """The wheels with bytecode (from ``cache`` when seen before), and what was done."""
+    python = distribution.python_version(dist)
     cache.mkdir(parents=True, exist_ok=True)
-    keyed = {wheel: cache / _digest(wheel) / wheel.name for wheel in wheels}
-    todo = [wheel for wheel, done in keyed.items() if not done.exists()]
+    keyed = {wheel: cache / pins.sha256_file(wheel)[:20] / wheel.name for wheel in wheels}
+    todo = [wheel for wheel, done in keyed.items() if not _intact(done)]
     report: dict = {"compiled_now": [w.name for w in todo]}
     if todo:
         with tempfile.TemporaryDirectory() as folder:
@@ -104,7 +119,7 @@ def compile_wheels(wheels: list[Path], dist: Path, cache: Path) -> tuple[list[Pa
                 NODE_SCRIPT
                 % {
                     "module": json.dumps((dist / "pyodide.mjs").as_uri()),
-                    "python": json.dumps(COMPILE % {"site": SITE_PACKAGES}),
+                    "python": json.dumps(COMPILE % {"site": site_packages(python)}),
                 },
                 "utf-8",
             )
@@ -113,10 +128,34 @@ def compile_wheels(wheels: list[Path], dist: Path, cache: Path) -> tuple[list[Pa
             )
             if result.returncode:
                 tail = (result.stderr or result.stdout)[-2000:]
-                raise RuntimeError(f"compiling bytecode in Pyodide failed:\n{tail}")
+                raise BytecodeError(f"compiling bytecode in Pyodide failed:\n{tail}")
             report["modules"] = json.loads((work / "report.json").read_text())
             for wheel in todo:
                 target = keyed[wheel].parent
                 target.mkdir(parents=True, exist_ok=True)
-                _rewrite(wheel, work / "out" / wheel.name, target)
+                done = _rewrite(wheel, work / "out" / wheel.name, target, python)
+                _sidecar(done).write_text(pins.sha256_file(done) + "\n", "utf-8")
     return [keyed[wheel] for wheel in wheels], report
+
+
+def _sidecar(wheel: Path) -> Path:
+    return wheel.with_name(wheel.name + ".sha256")
+
+
+def _intact(done: Path) -> bool:
+    """Whether a cached compiled wheel is there with the sha256 recorded when it was made."""
+    if not done.is_file():
+        return False
+    try:
+        recorded = _sidecar(done).read_text("utf-8").strip()
+    except OSError:
+        return False  # made before sha256s were recorded: compile again, quietly
+    if pins.sha256_file(done) == recorded:
+        return True
+    print(
+        f"posviz: cached bytecode {done} does not match the sha256 recorded when it was "
+        "made; compiling it again",
+        file=sys.stderr,
+    )
+    done.unlink()
+    return False

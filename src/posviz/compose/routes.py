@@ -17,6 +17,8 @@ GALLERY = "gallery"
 
 @dataclass(frozen=True)
 class Route:
+    """One dashboard of the site: its name (URL path and file name), kind and figures."""
+
     name: str
     kind: str  # home, topic, page, tag, figure or gallery
     key: str | int | None
@@ -25,20 +27,33 @@ class Route:
 
 
 def topic_route(slug: str) -> str:
+    """The route name of a topic."""
     return f"topic-{slug}"
 
 
 def page_route(slug: str) -> str:
+    """The route name of a page."""
     return f"page-{slug}"
 
 
 def figure_route(figure_id: int) -> str:
+    """The route name of a figure's own view."""
     return f"figure-{figure_id}"
 
 
-def routes(library: Library) -> list[Route]:
+def figure_order(library: Library) -> list[int]:
+    """Every figure id: first as the pages show them, then those no page shows, by id."""
     from posviz.figures import FIGURES
 
+    shown = dict.fromkeys(f for page in library.pages.values() for f in page.figures)
+    return [*shown, *(figure_id for figure_id in FIGURES if figure_id not in shown)]
+
+
+def routes(library: Library) -> list[Route]:
+    """Every route of the site: home, topics, pages, tags, figures, gallery."""
+    from posviz.figures import FIGURES
+
+    order = figure_order(library)
     found = [Route(HOME, "home", None, "posviz")]
     for topic in library.topics.values():
         figures = tuple(use.figure_id for use in library.figure_uses(topic))
@@ -48,11 +63,10 @@ def routes(library: Library) -> list[Route]:
     # Tag pages link to figures rather than showing them live: no figures of their own.
     for tag in tagged(library):
         found.append(Route(tag_route(tag), "tag", tag, f"Tag · {tag}"))
-    for figure_id, figure in FIGURES.items():
-        found.append(
-            Route(figure_route(figure_id), "figure", figure_id, figure.title, (figure_id,))
-        )
-    found.append(Route(GALLERY, "gallery", None, "All figures", tuple(FIGURES)))
+    for figure_id in order:
+        title = FIGURES[figure_id].title
+        found.append(Route(figure_route(figure_id), "figure", figure_id, title, (figure_id,)))
+    found.append(Route(GALLERY, "gallery", None, "All figures", tuple(order)))
     return found
 
 

@@ -10,10 +10,10 @@ from functools import cache
 
 import panel as pn
 
-from posviz import content
+from posviz import content, internals
 from posviz.compose import routes as routing
 from posviz.compose.links import DeepLinks
-from posviz.compose.routes import HOME, figure_route, href, page_route, topic_route
+from posviz.compose.routes import HOME, figure_order, figure_route, href, page_route, topic_route
 from posviz.compose.style import FIGURE_CSS, NOTICE_CSS, SITE_CSS, TEXT_CSS
 
 log = logging.getLogger(__name__)
@@ -39,10 +39,12 @@ if (id) {
 
 @cache
 def library() -> content.Library:
+    """The site's content, loaded once per process."""
     return content.load()
 
 
 def text(markdown: str, **kwargs) -> pn.pane.Markdown:
+    """A Markdown pane in the site's text style."""
     # `posviz check` refuses raw HTML in content; should any slip through, it shows as text.
     return pn.pane.Markdown(
         markdown,
@@ -60,14 +62,17 @@ def raw(markup: str, **kwargs) -> pn.pane.HTML:
 
 
 def link(label: str, name: str, fragment: str | None = None) -> str:
+    """An escaped ``<a>`` to a route."""
     return f'<a href="{html.escape(href(name, fragment))}">{html.escape(label)}</a>'
 
 
 def crumbs(*parts: str) -> pn.pane.HTML:
+    """The breadcrumb line: home › ``parts``."""
     return raw('<div class="crumbs">' + " › ".join([link("posviz", HOME), *parts]) + "</div>")
 
 
 def from_line(use: content.FigureUse) -> str:
+    """The "From <page> › <section>" line: where a figure lives, as links."""
     section = use.section
     return (
         f"From {link(use.page.title, page_route(use.page.slug))} › "
@@ -76,6 +81,7 @@ def from_line(use: content.FigureUse) -> str:
 
 
 def figure_block(figure, use: content.FigureUse | None) -> pn.Column:
+    """A figure under its id and title, and, when ``use`` is given, where it lives."""
     heading = (
         f'<h3><span class="figure-id">{figure.figure_id}</span>{html.escape(figure.title)}</h3>'
     )
@@ -91,9 +97,8 @@ def figure_block(figure, use: content.FigureUse | None) -> pn.Column:
     )
 
 
-def frame(*objects, figures: dict, single: bool = False) -> pn.Column:
-    """A view's outer column, with its deep-link notice on top."""
-    links = DeepLinks(figures, single=single)
+def frame(links: DeepLinks, *objects) -> pn.Column:
+    """A view's outer column: the notice of its deep ``links`` on top, then ``objects``."""
     return pn.Column(
         links.notice,
         *[o for o in objects if o is not None],
@@ -104,6 +109,7 @@ def frame(*objects, figures: dict, single: bool = False) -> pn.Column:
 
 
 def new_figures(ids) -> dict:
+    """A new instance of each figure in ``ids``, by id."""
     from posviz.figures import FIGURES
 
     return {figure_id: FIGURES[figure_id]() for figure_id in ids}
@@ -113,6 +119,7 @@ def new_figures(ids) -> dict:
 
 
 def topic_view(slug: str) -> pn.Column:
+    """A topic: intro, reading order, the live figures its pages use, and tags."""
     data = library()
     topic = data.topics[slug]
     uses = data.figure_uses(topic)
@@ -127,6 +134,7 @@ def topic_view(slug: str) -> pn.Column:
         f"<h1>{html.escape(topic.title)}</h1><p>{html.escape(topic.intro)}</p>"
     )
     return frame(
+        DeepLinks(figures, single=False),
         crumbs(html.escape(topic.title)),
         raw(head),
         text(topic.text) if topic.text else None,
@@ -137,11 +145,11 @@ def topic_view(slug: str) -> pn.Column:
         ),
         *[figure_block(figures[use.figure_id], use) for use in uses],
         raw(f"<h2>Tags that go with it</h2><div>{tags}</div>"),
-        figures=figures,
     )
 
 
 def page_view(slug: str) -> pn.Column:
+    """A page: its sections in order, with its figures where the text places them."""
     data = library()
     page = data.pages[slug]
     figures = new_figures(page.figures)
@@ -158,16 +166,19 @@ def page_view(slug: str) -> pn.Column:
             body.append(
                 figure_block(figures[block], None) if isinstance(block, int) else text(block)
             )
-    return frame(crumbs(html.escape(page.title)), raw(head), *body, figures=figures)
+    links = DeepLinks(figures, single=False)
+    return frame(links, crumbs(html.escape(page.title)), raw(head), *body)
 
 
 def figure_view(figure_id: int) -> pn.Column:
+    """One figure alone, to embed; links take bare slider names (``pos=30``)."""
     figures = new_figures([figure_id])
     use = library().home_of(figure_id)
-    return frame(figure_block(figures[figure_id], use), figures=figures, single=True)
+    return frame(DeepLinks(figures, single=True), figure_block(figures[figure_id], use))
 
 
 def home_view() -> pn.Column:
+    """Home: every topic, page and figure."""
     data = library()
     from posviz.figures import FIGURES
 
@@ -181,28 +192,29 @@ def home_view() -> pn.Column:
         for p in data.pages.values()
     )
     figures = "".join(
-        f"<li><span class='figure-id'>{fid}</span>{link(cls.title, figure_route(fid))}</li>"
-        for fid, cls in FIGURES.items()
+        f"<li><span class='figure-id'>{fid}</span>"
+        f"{link(FIGURES[fid].title, figure_route(fid))}</li>"
+        for fid in figure_order(data)
     )
     return frame(
+        DeepLinks({}, single=False),
         raw(
             "<h1>posviz</h1><p>Live figures on how Transformers see position and how attention's "
             "cost is tamed on images. Every figure recomputes as you move its sliders.</p>"
             f"<h2>Topics</h2><ul>{topics}</ul><h2>Pages</h2><ul>{pages}</ul>"
             f"<h2>Figures</h2><ul>{figures}</ul>"
         ),
-        figures={},
     )
 
 
 def gallery() -> pn.Column:
-    from posviz.figures import FIGURES
-
-    figures = new_figures(FIGURES)
+    """Every figure, each with where it lives (if a page shows it)."""
+    data = library()
+    figures = new_figures(figure_order(data))
     return frame(
+        DeepLinks(figures, single=False),
         crumbs("All figures"),
-        *[figure_block(figure, library().home_of(fid)) for fid, figure in figures.items()],
-        figures=figures,
+        *[figure_block(figure, data.home_of(fid)) for fid, figure in figures.items()],
     )
 
 
@@ -251,6 +263,7 @@ def tag_view(tag: str) -> pn.Column:
         f"{len(uses)} {'figure appears' if len(uses) == 1 else 'figures appear'} on them.</p>"
     )
     return frame(
+        DeepLinks({}, single=False),
         crumbs(html.escape(tag)),
         raw(head),
         raw(f'<h2>Pages</h2><ul class="tagged-pages">{page_items}</ul>'),
@@ -260,7 +273,6 @@ def tag_view(tag: str) -> pn.Column:
             else "<h2>Figures</h2><p class='muted'>None of these pages shows a figure.</p>"
         ),
         raw(f"<h2>In topics</h2><ul>{topics}</ul>") if topics else None,
-        figures={},
     )
 
 
@@ -288,7 +300,11 @@ SERVER_DEBOUNCE_MS = 10
 def servable(name: str):
     """Entry scripts call this: build the view, or a readable failure, and serve it."""
     pn.extension(design="native", notifications=False)
-    pn.reactive.Syncable._debounce = SERVER_DEBOUNCE_MS
+    internals.set_server_debounce(SERVER_DEBOUNCE_MS)
+    if routing.exported():
+        from posviz.figures.base import numpy_only
+
+        numpy_only()  # the export's process is all posviz; keeps pandas out of the browser
     try:
         dashboard, route = view(name)
         title = f"{route.title} · posviz"

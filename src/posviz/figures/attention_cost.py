@@ -4,15 +4,17 @@ import holoviews as hv
 import numpy as np
 import param
 
-from posviz.figures.base import PALETTE, Figure, Slider, name_plot
+from posviz.figures.base import PALETTE, QUIET, Figure, Slider, name_plot
 from posviz.maths import cost
 
 SIDES = np.unique(np.round(np.geomspace(1, 256, 200)))
 LABELS = {"global": "global  S⁴", "window": "k×k window  S²·k²", "axial": "axial  2·S²·m"}
-COLOURS = dict(zip(cost.SCHEMES, PALETTE))
+COLOURS = dict(zip(cost.SCHEMES, PALETTE, strict=False))
 
 
 class AttentionCost(Figure):
+    """Entries of one attention layer against image side, for global, window and axial."""
+
     figure_id = 7256
     title = "What one attention layer costs on an image"
     caption = (
@@ -39,21 +41,24 @@ class AttentionCost(Figure):
     )
 
     def entries(self, sides) -> dict[str, np.ndarray]:
+        """Entries per layer of each scheme at each image side in ``sides``."""
         return cost.entries(sides, self.k, self.m)
 
     @param.depends("k", "m")
     def cost_plot(self):
+        """The three cost curves, log10, with a dotted line at S = k."""
         curves = [
             hv.Curve(
                 (SIDES, np.log10(values)),
                 "image side S (pixels)",
                 "log10 entries per layer",
                 label=LABELS[scheme],
-            ).opts(color=COLOURS[scheme], line_width=3 if scheme != "global" else 2)
+            ).opts(color=COLOURS[scheme], line_width=3 if scheme != "global" else 2, **QUIET)
             for scheme, values in self.entries(SIDES).items()
         ]
         tie = hv.VLine(self.k).opts(color="#999999", line_dash="dotted")
         return hv.Overlay([*curves, tie]).opts(
+            toolbar=None,
             width=620,
             height=320,
             legend_position="top_left",
@@ -66,9 +71,11 @@ class AttentionCost(Figure):
         )
 
     def plots(self):
+        """The cost plot."""
         return [hv.DynamicMap(self.cost_plot)]
 
     def readout(self) -> str:
+        """k, m, the window/axial ratio and which is cheaper, and where curves are clipped."""
         ratio = cost.window_to_axial(self.k, self.m)
         verdict = (
             "they tie"

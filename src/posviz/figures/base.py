@@ -12,42 +12,44 @@ import panel as pn
 import param
 
 from posviz.figures.controls import steady, widgets_for
+from posviz.internals import FullBounds
 
+# The figures' options are Bokeh options, so the Bokeh backend is loaded (and
+# made current, as in any notebook that uses it). No default is set: what
+# follows is passed to posviz's own elements only, so importing posviz leaves
+# a notebook's HoloViews defaults as they were.
 hv.extension("bokeh", logo=False)
 
-# Figures hand HoloViews numpy arrays and tuples only. Naming the interfaces
-# that hold those keeps HoloViews from probing for pandas (importing it) on
-# every element: the browser then neither downloads nor imports pandas.
-hv.core.data.Dataset.datatype = ["dictionary", "grid", "array"]
-hv.Image.datatype = ["grid", "image", "dictionary"]
+# Figures hand HoloViews numpy arrays and tuples only: these interfaces hold them.
+DATATYPES = ["dictionary", "grid", "array"]
+IMAGE_DATATYPES = ["grid", "image", "dictionary"]
 
 # Explanatory figures are moved with sliders, not panned or zoomed: no toolbar,
 # and no default tools (fewer Bokeh models to build and ship on every page).
-# A figure that wants hover asks for it with tools=["hover"].
-hv.opts.defaults(
-    *[
-        getattr(hv.opts, element)(default_tools=[], toolbar=None)
-        for element in ("Curve", "Scatter", "Bars", "Image", "Labels")
-    ],
-    hv.opts.Overlay(toolbar=None),
-)
+# A figure that wants hover asks for it with tools=["hover"]. Passed as
+# keywords in each element's own .opts call (``.opts(color=..., **QUIET)``),
+# and toolbar=None on each overlay: as cheap as the HoloViews default it
+# replaces, where option objects applied per update cost ~1.5 ms a plot.
+QUIET = {"default_tools": [], "toolbar": None}
 
 PALETTE = ("#1f5fa8", "#e07b1a", "#2a9d5c", "#b8336a", "#6b4fa0", "#7a7a7a")
 INK = "#1d2433"
 
 
-class _FullBounds:
-    """Say the whole allowed range when a value falls outside it."""
+def numpy_only() -> None:
+    """Make HoloViews consider only the data interfaces numpy data needs, process-wide.
 
-    def _validate_bounds(self, val, bounds, inclusive_bounds):
-        try:
-            super()._validate_bounds(val, bounds, inclusive_bounds)
-        except ValueError as error:
-            low, high = bounds
-            raise ValueError(f"{error} Its bounds are {low} to {high}.") from None
+    Otherwise HoloViews probes every interface, pandas first, whenever it wraps
+    data (while rendering too, so it cannot be set per element), and the probe
+    imports pandas: in the browser that is seconds of download and import for
+    nothing. It changes HoloViews globals, so only a process that is all posviz
+    calls it: the static export's start-up (``compose.views.servable``).
+    """
+    hv.core.data.Dataset.datatype = DATATYPES
+    hv.Image.datatype = IMAGE_DATATYPES
 
 
-class Slider(_FullBounds, param.Integer):
+class Slider(FullBounds, param.Integer):
     """An integer slider."""
 
 
@@ -71,13 +73,21 @@ def name_plot(name: str):
 
 
 class Figure(pn.viewable.Viewer):
-    """One explanatory figure: sliders, live plot(s), readout and caption."""
+    """One explanatory figure: sliders, live plot(s), readout and caption.
+
+    A subclass in its own module of ``posviz.figures`` is found by that
+    package (no list to edit); it sets ``figure_id``, ``title`` and ``caption``.
+    """
+
+    __abstract = True  # only subclasses are figures (param.descendents)
 
     figure_id: ClassVar[int]
     title: ClassVar[str]
     caption: ClassVar[str]
     # Parameter name → widget class, where the default slider does not fit.
     widgets: ClassVar[dict] = {}
+    # Parameter name → {word an older deep link used: the value it stands for}.
+    link_aliases: ClassVar[dict] = {}
 
     def sliders(self) -> list[str]:
         """Parameter names shown as widgets, in declaration order."""
@@ -91,10 +101,8 @@ class Figure(pn.viewable.Viewer):
         """The current values and what they give, as Markdown."""
         raise NotImplementedError
 
-    def values(self) -> dict:
-        return {name: getattr(self, name) for name in self.sliders()}
-
     def __panel__(self):
+        """Sliders left; plots, readout and caption right: the figure as Panel lays it out."""
         controls = steady(
             pn.Param(
                 self.param,

@@ -7,7 +7,15 @@ import holoviews as hv
 import numpy as np
 import param
 
-from posviz.figures.base import INK, PALETTE, EvenSlider, Figure, Slider, name_plot
+from posviz.figures.base import (
+    INK,
+    PALETTE,
+    QUIET,
+    EvenSlider,
+    Figure,
+    Slider,
+    name_plot,
+)
 from posviz.maths import encoding
 
 POSITIONS = np.linspace(0, 100, 801)
@@ -30,13 +38,16 @@ def _offset_curves(pos: int, d_model: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 class ClockHands(Figure):
+    """Sinusoidal positional encoding as clock hands, and its dot product at offset k."""
+
     figure_id = 710
     title = "Clock hands at different speeds"
     caption = (
         "Try this first: drag *pos* and keep an eye on the right-hand panel. Its curve stays "
         "exactly where it is: the dot product of the encoding at *pos* with the encoding k "
-        "steps further on is a function of k only. The solid line computes that product from the two "
-        "encoding rows, the dashed line from Σᵢ cos(ωᵢ·k), and the two coincide. At k = 0 the"
+        "steps further on is a function of k only. The solid line computes that product "
+        "from the two encoding rows, the dashed line from Σᵢ cos(ωᵢ·k), and the two "
+        "coincide. At k = 0 the"
         " curve starts at d_model/2, the value of PE(pos)·PE(pos). On the left are the sine "
         "dimensions of four hands against position, with *pos* as a dotted line. The fastest "
         "hand has ω₀ = 1 and turns once every 2π ≈ 6.28 positions; every later hand turns "
@@ -52,10 +63,12 @@ class ClockHands(Figure):
         doc="Width of the encoding (even): d_model/2 hands.",
     )
 
-    def encoding(self, positions) -> np.ndarray:
+    def encoded(self, positions) -> np.ndarray:
+        """The encoding's rows at ``positions``: shape (len(positions), d_model)."""
         return encoding.encoding(positions, self.d_model)
 
     def dot_products(self, ks) -> tuple[np.ndarray, np.ndarray]:
+        """PE(pos)·PE(pos+k) for each k in ``ks``: from the rows, and from Σ cos(ωᵢk)."""
         return (
             encoding.dot_from_rows(self.pos, ks, self.d_model),
             encoding.dot_closed_form(ks, self.d_model),
@@ -81,34 +94,46 @@ class ClockHands(Figure):
                     "position",
                     "value",
                     label=f"dim {2 * i}: one turn per {2 * math.pi / omega:.1f}",
-                ).opts(color=PALETTE[n], line_width=2)
+                ).opts(color=PALETTE[n], line_width=2, **QUIET)
                 for n, (i, omega) in enumerate(self.hands())
             ]
         )
 
     @param.depends("pos", "d_model")
     def pos_marks(self):
-        at_pos = self.encoding([self.pos])[0]
+        """The dotted line at pos and a mark where each hand crosses it."""
+        at_pos = self.encoded([self.pos])[0]
         marks = hv.Scatter(
-            [(self.pos, at_pos[2 * i]) for i, _ in self.hands()], "position", "value"
+            [(self.pos, at_pos[2 * i]) for i, _ in self.hands()],
+            "position",
+            "value",
         )
         return hv.VLine(self.pos).opts(color=INK, line_dash="dotted") * marks.opts(
-            color=INK, size=7
+            color=INK, size=7, **QUIET
         )
 
     @param.depends("pos", "d_model")
     def dot_plot(self):
+        """Both dot-product curves over OFFSETS: from the rows (solid), closed form (dashed)."""
         rows, closed = self.offset_curves()
-        return hv.Overlay(
+        overlay = hv.Overlay(
             [
-                hv.Curve((OFFSETS, rows), "offset k", "PE(pos)·PE(pos+k)", label="from rows").opts(
-                    color=PALETTE[0], line_width=3
-                ),
                 hv.Curve(
-                    (OFFSETS, closed), "offset k", "PE(pos)·PE(pos+k)", label="Σ cos(ωᵢk)"
-                ).opts(color=PALETTE[1], line_width=2, line_dash="dashed"),
+                    (OFFSETS, rows),
+                    "offset k",
+                    "PE(pos)·PE(pos+k)",
+                    label="from rows",
+                ).opts(color=PALETTE[0], line_width=3, **QUIET),
+                hv.Curve(
+                    (OFFSETS, closed),
+                    "offset k",
+                    "PE(pos)·PE(pos+k)",
+                    label="Σ cos(ωᵢk)",
+                ).opts(color=PALETTE[1], line_width=2, line_dash="dashed", **QUIET),
             ]
-        ).opts(
+        )
+        return overlay.opts(
+            toolbar=None,
             width=420,
             height=300,
             legend_position="top_right",
@@ -119,6 +144,7 @@ class ClockHands(Figure):
         )
 
     def plots(self):
+        """Hands with the pos marks (left), dot products (right)."""
         hands = (hv.DynamicMap(self.hand_curves) * hv.DynamicMap(self.pos_marks)).opts(
             width=460,
             height=320,
@@ -127,12 +153,14 @@ class ClockHands(Figure):
             legend_cols=2,
             legend_opts={"background_fill_alpha": 0.85},
             title="sin(pos·ωᵢ) of four hands; the dotted line is pos",
+            toolbar=None,
             show_grid=True,
             hooks=[name_plot(f"posviz-{self.figure_id}-hands")],
         )
         return [hands, hv.DynamicMap(self.dot_plot)]
 
     def readout(self) -> str:
+        """pos, d_model, the slowest hand and the largest gap between the two curves."""
         rows, closed = self.offset_curves()
         gap = float(np.max(np.abs(rows - closed)))
         return (

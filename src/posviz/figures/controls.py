@@ -28,6 +28,9 @@ class SnapBack:
 
     def _process_events(self, events):
         try:
+            active = events.get("active")
+            if isinstance(active, int) and active < 0:  # Python would read -1 as the last
+                raise ValueError(f"there is no button {active}")
             converted = self._process_property_change(dict(events))
             if "value" in converted:
                 self.accepts(converted["value"])
@@ -67,9 +70,16 @@ def widgets_for(figure) -> dict:
 
 def steady(controls: pn.Param, figure) -> pn.Param:
     """``controls`` (built with ``widgets_for(figure)``), each widget checking with ``figure``."""
+    # pn.Param names each widget by its parameter's label (its name map is private).
+    by_label: dict = {}
+    for widget in controls.select(SnapBack):
+        by_label.setdefault(widget.name, []).append(widget)
     for name in figure.sliders():
-        widget = controls._widgets[name]
-        if not isinstance(widget, SnapBack):
-            raise TypeError(f"the widget of {name} was not made by widgets_for")
-        widget.accepts = lambda value, name=name: figure.param[name]._validate(value)
+        found = by_label.get(figure.param[name].label, [])
+        if len(found) != 1:
+            raise TypeError(
+                f"{type(figure).__name__}.{name}: expected one widgets_for widget labelled "
+                f"{figure.param[name].label!r}, found {len(found)}"
+            )
+        found[0].accepts = lambda value, name=name: figure.param[name]._validate(value)
     return controls

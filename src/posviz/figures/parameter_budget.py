@@ -7,7 +7,7 @@ import panel as pn
 import param
 import yaml
 
-from posviz.figures.base import INK, PALETTE, Figure, Slider, name_plot
+from posviz.figures.base import INK, PALETTE, QUIET, Figure, Slider, name_plot
 from posviz.maths import budget
 
 CUSTOM = "custom"
@@ -25,11 +25,14 @@ ROLE_COLOURS = dict(
     zip(
         budget.ROLES,
         (PALETTE[5], PALETTE[0], PALETTE[1], PALETTE[0], PALETTE[4], PALETTE[1], PALETTE[2]),
+        strict=True,
     )
 )
 
 
 class ParameterBudget(Figure):
+    """The original Transformer's parameters counted by role, for its presets or any size."""
+
     figure_id = 96
     title = "Where the parameters go"
     caption = (
@@ -105,13 +108,16 @@ class ParameterBudget(Figure):
         self.preset = self.matching_preset()
 
     def counts(self) -> dict[str, int]:
+        """Parameters of each role at the current sizes."""
         return budget.parameter_counts(self.d_model, self.d_ff, self.n_layers, self.vocab_size)
 
     def total(self) -> int:
+        """Parameters of the whole model."""
         return sum(self.counts().values())
 
     @param.depends("d_model", "d_ff", "n_layers", "vocab_size")
     def bars(self):
+        """One bar per role, in millions, labelled with its count."""
         counts = self.counts()
         # Reversed: Bokeh draws the first category at the bottom.
         rows = [(role, count / 1e6, ROLE_COLOURS[role]) for role, count in reversed(counts.items())]
@@ -126,6 +132,7 @@ class ParameterBudget(Figure):
             vdims="text",
         )
         return (bars * labels).opts(
+            hv.opts.Overlay(toolbar=None),
             hv.opts.Bars(
                 color="colour",
                 invert_axes=True,
@@ -140,14 +147,17 @@ class ParameterBudget(Figure):
                 hooks=[name_plot(f"posviz-{self.figure_id}-bars")],
                 framewise=True,
                 padding=(0, (0, 0.22)),
+                **QUIET,
             ),
-            hv.opts.Labels(text_align="left", text_font_size="9pt", text_color=INK),
+            hv.opts.Labels(text_align="left", text_font_size="9pt", text_color=INK, **QUIET),
         )
 
     def plots(self):
+        """The bars."""
         return [hv.DynamicMap(self.bars)]
 
     def readout(self) -> str:
+        """The sizes, the total and two shares worth noticing."""
         counts, total = self.counts(), self.total()
         share = budget.encoder_layer_share(self.d_model, self.d_ff)
         return (

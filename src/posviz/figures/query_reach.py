@@ -1,17 +1,41 @@
-"""Figure 4121 — Which pixels does one query see?"""
+"""Figure 4121 — Which pixels one query sees."""
 
 import holoviews as hv
 import numpy as np
+import panel as pn
 import param
 
-from posviz.figures.base import Figure, Slider, name_plot
+from posviz.figures.base import QUIET, Figure, Slider, name_plot
 from posviz.maths import reach
 
 # Cell values: 0 not reached, 1 reached, 2 the query itself.
 COLOURS = ["#f4f5f7", "#8fb8e6", "#0b2d5c"]
+# What the scheme buttons say, for each of reach.SCHEMES.
+LABELS = {
+    "global": "global",
+    "local": "local 7×7",
+    "block-1d": "1D block",
+    "block-2d": "2D block",
+    "axial": "axial",
+}
+# Every parameter: both grids are drawn from all of them.
+DRAWN_FROM = (
+    "scheme",
+    "side",
+    "row",
+    "col",
+    "query_length",
+    "memory_length",
+    "block_height",
+    "block_width",
+    "memory_above",
+    "memory_side",
+)
 
 
 class QueryReach(Figure):
+    """Which pixels reach one query pixel after one and two layers, per scheme."""
+
     figure_id = 4121
     title = "Which pixels does one query see?"
     caption = (
@@ -19,17 +43,24 @@ class QueryReach(Figure):
         "spans the whole row and the whole column, while the local window and both block "
         "schemes lose what falls outside the image. The query is the darkest cell. Shaded "
         "cells are the pixels whose information reaches it: after one layer on the left, "
-        "after two layers stacked on the right. The schemes: *global* (every pixel), *local* (a 7×7 window), *1D block* and "
+        "after two layers stacked on the right. The schemes: *global* (every pixel), "
+        "*local* (a 7×7 window), *1D block* and "
         "*2D block* (query blocks sharing a memory, as in the Image Transformer), and "
         "*axial*: row and column attention side by side in one layer, the criss-cross pattern"
         " of CCNet. Two such layers reach what a row pass followed by a column pass reaches."
     )
 
-    scheme = Slider(
-        label="scheme",
-        default=1,
-        bounds=(0, 4),
-        doc="0 global, 1 local 7×7, 2 1D block, 3 2D block, 4 axial.",
+    # Five named buttons do not fit side by side in the controls' column.
+    widgets = {
+        "scheme": {"type": pn.widgets.RadioButtonGroup, "orientation": "vertical", "width": 220}
+    }
+    # Links made when the scheme was a slider name it by number.
+    link_aliases = {"scheme": {str(n): name for n, name in enumerate(reach.SCHEMES)}}
+
+    scheme = param.Selector(
+        default="local",
+        objects={LABELS[name]: name for name in reach.SCHEMES},
+        doc="Which pixels each query attends to: " + ", ".join(reach.SCHEMES) + ".",
     )
     side = Slider(
         label="image side", default=16, bounds=(8, 64), doc="Side of the image, in pixels."
@@ -101,6 +132,7 @@ class QueryReach(Figure):
             self.param.update(row=min(self.row, last), col=min(self.col, last))
 
     def geometry(self) -> reach.Geometry:
+        """The block sizes of the sliders, for ``maths.reach``."""
         return reach.Geometry(
             query_length=self.query_length,
             memory_length=self.memory_length,
@@ -110,11 +142,12 @@ class QueryReach(Figure):
             memory_side=self.memory_side,
         )
 
-    def reach(self, layers: int = 1) -> np.ndarray:
+    def reached(self, layers: int = 1) -> np.ndarray:
+        """Boolean (side, side) map of the pixels that reach the query after ``layers``."""
         return reach.reach(self.side, self.row, self.col, self.scheme, layers, self.geometry())
 
     def _grid(self, layers: int):
-        mask = self.reach(layers)
+        mask = self.reached(layers)
         cells = mask.astype(float)
         cells[self.row, self.col] = 2
         half = self.side - 0.5
@@ -127,6 +160,7 @@ class QueryReach(Figure):
         )
         name = "one layer" if layers == 1 else f"{layers} layers"
         return image.opts(
+            **QUIET,
             cmap=COLOURS,
             clim=(0, 2),
             frame_width=300,
@@ -141,43 +175,25 @@ class QueryReach(Figure):
             hooks=[name_plot(f"posviz-{self.figure_id}-layers{layers}")],
         )
 
-    @param.depends(
-        "scheme",
-        "side",
-        "row",
-        "col",
-        "query_length",
-        "memory_length",
-        "block_height",
-        "block_width",
-        "memory_above",
-        "memory_side",
-    )
+    @param.depends(*DRAWN_FROM)
     def one_layer(self):
+        """The grid after one layer."""
         return self._grid(1)
 
-    @param.depends(
-        "scheme",
-        "side",
-        "row",
-        "col",
-        "query_length",
-        "memory_length",
-        "block_height",
-        "block_width",
-        "memory_above",
-        "memory_side",
-    )
+    @param.depends(*DRAWN_FROM)
     def two_layers(self):
+        """The grid after two stacked layers."""
         return self._grid(2)
 
     def plots(self):
+        """One layer (left), two layers (right)."""
         return [hv.DynamicMap(self.one_layer), hv.DynamicMap(self.two_layers)]
 
     def readout(self) -> str:
-        one, two = self.reach(1).sum(), self.reach(2).sum()
+        """The scheme, the query and how many pixels reach it after one and two layers."""
+        one, two = self.reached(1).sum(), self.reached(2).sum()
         return (
-            f"scheme **{self.scheme} · {reach.SCHEME_NAMES[self.scheme]}** · query at row "
+            f"scheme **{LABELS[self.scheme]}** · query at row "
             f"**{self.row}**, column **{self.col}** of a {self.side}×{self.side} image · "
             f"reach: **{one}** pixels after one layer, **{two}** after two"
         )

@@ -20,13 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-SCHEME_NAMES = {
-    0: "global",
-    1: "local window",
-    2: "1D block",
-    3: "2D block",
-    4: "axial",
-}
+# Every query attends to: every pixel; a window around it; its 1D or 2D query
+# block and that block's memory; its row and its column.
+SCHEMES = ("global", "local", "block-1d", "block-2d", "axial")
 
 
 @dataclass(frozen=True)
@@ -72,7 +68,7 @@ def _spread_2d_blocks(mask: np.ndarray, geometry: Geometry) -> np.ndarray:
     out = np.zeros_like(mask)
     rows, cols = np.nonzero(mask)
     height, width = geometry.block_height, geometry.block_width
-    blocks = set(zip((rows // height).tolist(), (cols // width).tolist()))
+    blocks = set(zip((rows // height).tolist(), (cols // width).tolist(), strict=True))
     for block_row, block_col in blocks:
         top = max(0, block_row * height - geometry.memory_above)
         left = max(0, block_col * width - geometry.memory_side)
@@ -82,25 +78,25 @@ def _spread_2d_blocks(mask: np.ndarray, geometry: Geometry) -> np.ndarray:
     return out
 
 
-def spread(mask: np.ndarray, scheme: int, geometry: Geometry = Geometry()) -> np.ndarray:
+def spread(mask: np.ndarray, scheme: str, geometry: Geometry = Geometry()) -> np.ndarray:
     """Union of the pixels attended by every pixel in ``mask``."""
+    if scheme not in SCHEMES:
+        raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, not {scheme!r}")
     if not mask.any():
         return mask.copy()
-    if scheme == 0:
+    if scheme == "global":
         return np.ones_like(mask)
-    if scheme == 1:
+    if scheme == "local":
         return _dilate(mask, geometry.window // 2)
-    if scheme == 2:
+    if scheme == "block-1d":
         return _spread_1d_blocks(mask, geometry)
-    if scheme == 3:
+    if scheme == "block-2d":
         return _spread_2d_blocks(mask, geometry)
-    if scheme == 4:
-        return mask.any(axis=1)[:, None] | mask.any(axis=0)[None, :]
-    raise ValueError(f"scheme must be one of {sorted(SCHEME_NAMES)}, got {scheme!r}")
+    return mask.any(axis=1)[:, None] | mask.any(axis=0)[None, :]  # axial
 
 
 def reach(
-    side: int, row: int, col: int, scheme: int, layers: int = 1, geometry: Geometry = Geometry()
+    side: int, row: int, col: int, scheme: str, layers: int = 1, geometry: Geometry = Geometry()
 ) -> np.ndarray:
     """Boolean (side, side) map of the pixels that reach the query at (row, col)."""
     if not (0 <= row < side and 0 <= col < side):

@@ -1,0 +1,50 @@
+"""The sha256 pins of everything `posviz build` downloads, kept in ``pins.json``.
+
+A version number names a release; only a hash pins the bytes. Each download is
+made with its hash required (``pip --require-hashes``, npm tarballs hashed here)
+and each cached copy is hashed again every time a build uses it.
+
+Stdlib only: this module runs before (and without) panel or numpy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from importlib import resources
+from pathlib import Path
+
+PINS_FILE = "posviz/build/pins.json"
+PINS: dict = json.loads(resources.files("posviz.build").joinpath("pins.json").read_text("utf-8"))
+
+
+class PinError(Exception):
+    """A downloaded or cached file does not have its pinned sha256."""
+
+
+def sha256_file(path: Path) -> str:
+    """The hex sha256 of the file at `path`."""
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def matches(path: Path, expected: str) -> bool:
+    """Whether `path` is a file with sha256 `expected`."""
+    return Path(path).is_file() and sha256_file(path) == expected
+
+
+def check(path: Path, expected: str, what: str) -> None:
+    """Raise `PinError` unless `path` has sha256 `expected`."""
+    found = sha256_file(path)
+    if found != expected:
+        raise PinError(
+            f"{path}: sha256 {found[:16]}…, expected {expected[:16]}… pinned for {what} in "
+            f"{PINS_FILE}; the file is damaged or not the pinned release"
+        )
+
+
+def pure_versions() -> dict[str, str]:
+    """Version of every pure wheel the site ships (downloaded or built from an sdist)."""
+    return {
+        name: pin["version"] for name, pin in sorted({**PINS["wheels"], **PINS["sdists"]}.items())
+    }

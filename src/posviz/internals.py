@@ -1,0 +1,81 @@
+"""Every private part of Panel, Bokeh, Param and CPython that posviz relies on.
+
+A private name can vanish in any release, so each one is named here once,
+with the reason no public API does the job, and ``tests/test_internals.py``
+fails, naming it, when the installed version no longer has it. Code that
+uses one imports it from here (Python) or is listed beside it (JavaScript).
+"""
+
+# --- Python ---------------------------------------------------------------------------
+
+# Under a server Panel waits ``Syncable._debounce`` ms after a widget change
+# before handling it, to batch a drag. 50 ms is a slider's whole frame budget
+# and Panel has no setting for it. Used by compose/views.py (servable).
+DEBOUNCE = ("panel.reactive", "Syncable", "_debounce")
+
+
+def set_server_debounce(milliseconds: int) -> None:
+    """Make Panel batch widget events for ``milliseconds`` instead of its 50 ms."""
+    from panel.reactive import Syncable
+
+    Syncable._debounce = milliseconds
+
+
+# The static site's worker (build/worker.js) keeps the page's Bokeh document in
+# step with Python as ``panel convert``'s own worker does, through these two
+# functions: ``panel convert`` exposes no public API for a worker of one's own.
+PYODIDE_WORKER = ("panel.io.pyodide", ("_link_docs_worker", "_convert_json_patch"))
+
+# Param checks a Number's bounds in ``_validate_bounds``; overriding it is the
+# only way to add the allowed range to its error. Used by figures/base.py.
+PARAM_VALIDATE_BOUNDS = ("param", "Number", "_validate_bounds")
+
+# A value the browser sends is applied by ``Syncable._process_events``, which
+# converts it (``_process_property_change``: IntSlider does int(value), a button
+# group indexes its options) and sets the widget, whose pn.Param link sets the
+# figure. A failure anywhere there is logged as a traceback and leaves the
+# browser showing the refused value; Panel has no hook between "the browser
+# sent" and "the widget changed". figures/controls.py (SnapBack) overrides
+# _process_events to check first, with the parameter's own ``_validate``, and
+# send the figure's value back instead.
+SNAP_BACK = [
+    ("panel.reactive", "Syncable", "_process_events"),
+    ("panel.reactive", "Syncable", "_process_property_change"),
+    ("param", "Parameter", "_validate"),
+]
+
+# CPython's private _code_to_hash_pyc is no longer used: build/bytecode.py
+# compiles with py_compile (PycInvalidationMode.UNCHECKED_HASH).
+
+
+class FullBounds:
+    """Mixin for a ``param.Number``: say the whole allowed range when a value falls outside it."""
+
+    def _validate_bounds(self, val, bounds, inclusive_bounds):
+        try:
+            super()._validate_bounds(val, bounds, inclusive_bounds)
+        except ValueError as error:
+            low, high = bounds
+            raise ValueError(f"{error} Its bounds are {low} to {high}.") from None
+
+
+# --- JavaScript (build/loader.js; the benchmarks wait on the same) ------------------------
+
+# Panel marks the page ``<body class="pn-loading">`` until its document is
+# rendered; the loader removes it once the pre-rendered figures are shown.
+# Where: panel's shipped JS (panel.min.js).
+PANEL_LOADING_CLASS = "pn-loading"
+
+# ``Bokeh.index`` holds the page's root views and a view's ``has_finished()``
+# says it has drawn: BokehJS has no public "drawn" event. The loader and the
+# benchmarks wait on them. Where: BokehJS (bokeh.min.js).
+BOKEH_JS_NAMES = ("index", "has_finished")
+
+# The text replacements on the HTML that ``panel convert`` writes each fail the
+# build when their anchor text is missing: see build/export.py (rewrite_page).
+
+
+def python_internals() -> list[tuple[str, str, str]]:
+    """(module, owner or "", attribute) of each Python internal named above."""
+    module, names = PYODIDE_WORKER
+    return [DEBOUNCE, PARAM_VALIDATE_BOUNDS, *SNAP_BACK, *[(module, "", n) for n in names]]

@@ -1,0 +1,194 @@
+"""Growing the site takes files, not code: a fifth figure is one new module, and
+a second topic (with a new page) is Markdown in the content folder."""
+
+import shutil
+import sys
+from pathlib import Path
+
+import panel as pn
+import pytest
+
+import posviz.figures
+from posviz import content
+from posviz.compose import routes as routing
+from posviz.compose import views
+from tests.test_compose import all_text, links, live_figures, panes, plain
+
+ROOT = Path(__file__).resolve().parents[1]
+CONTENT = ROOT / "content"
+# The fifth figure is the one CONTRIBUTING.md shows a newcomer, so the two cannot drift.
+FIFTH = (
+    (ROOT / "CONTRIBUTING.md")
+    .read_text("utf-8")
+    .split("```python\n# src/posviz/figures/squares.py\n", 1)[1]
+    .split("```", 1)[0]
+)
+
+
+@pytest.fixture
+def fifth_figure(tmp_path, monkeypatch):
+    """posviz.figures with one more module in it, as if squares.py were added there."""
+    folder = tmp_path / "more_figures"
+    folder.mkdir()
+    (folder / "squares.py").write_text(FIFTH, "utf-8")
+    monkeypatch.setattr(posviz.figures, "__path__", [*posviz.figures.__path__, str(folder)])
+    cached = posviz.figures.__dict__.pop("FIGURES", None)
+    monkeypatch.setenv("POSVIZ_CONTENT", str(CONTENT))
+    monkeypatch.delenv("POSVIZ_EXPORT", raising=False)
+    views.library.cache_clear()
+    yield sys.modules.get
+    posviz.figures.__dict__.pop("FIGURES", None)
+    if cached is not None:
+        posviz.figures.FIGURES = cached
+    sys.modules.pop("posviz.figures.squares", None)
+    views.library.cache_clear()
+
+
+def test_a_fifth_figure_is_one_new_module(fifth_figure):
+    from posviz.figures import FIGURES
+
+    squares = fifth_figure("posviz.figures.squares").Squares
+    assert FIGURES[5] is squares
+    assert posviz.figures.Squares is squares
+    assert posviz.figures.figure_ids() == set(FIGURES) and len(FIGURES) == 5
+    library = content.load(CONTENT)  # content may now place it with "::: figure 5"
+    assert routing.figure_order(library)[-1] == 5  # no page shows it: after the others
+    by_name = {route.name: route for route in routing.routes(library)}
+    assert by_name["figure-5"].title == squares.title
+    assert by_name["gallery"].figures[-1] == 5
+
+
+def test_a_figure_no_page_uses_has_its_view_and_a_gallery_entry_without_a_from_line(
+    fifth_figure,
+):
+    layout, route = views.view("figure-5")
+    assert route.kind == "figure"
+    [figure] = live_figures(layout)
+    assert figure.figure_id == 5 and figure.n == 4
+    text = all_text(layout)
+    assert "Squares grow faster than their sides" in text
+    assert "From " not in text
+    assert [link for p in panes(layout) for link in links(str(p.object))] == []  # no way back
+
+    gallery, _ = views.view("gallery")
+    blocks = [b for b in gallery.objects if "posviz-figure-block" in b.css_classes]
+    assert [live_figures(b)[0].figure_id for b in blocks][-1] == 5
+    froms = [plain(str(block[0].object)).startswith("From ") for block in blocks]
+    assert froms == [True] * (len(blocks) - 1) + [False]
+
+    home, _ = views.view("index")
+    assert ("figure-5", "Squares grow faster than their sides") in [
+        link for p in panes(home) for link in links(str(p.object))
+    ]
+
+
+def test_two_figures_with_one_id_are_refused_naming_both(fifth_figure, tmp_path):
+    source = Path(posviz.figures.__path__[-1]) / "squares.py"
+    source.write_text(source.read_text("utf-8").replace("figure_id = 5", "figure_id = 710"))
+    with pytest.raises(ValueError) as caught:
+        posviz.figures.discover()
+    message = str(caught.value)
+    assert "figure id 710 is claimed by both" in message
+    assert "posviz.figures.clock_hands.ClockHands" in message
+    assert "posviz.figures.squares.Squares" in message
+
+
+# --- a second topic -------------------------------------------------------------------
+
+SECOND_TOPIC = """\
+---
+slug: attention-on-grids
+title: Attention on grids
+category: Images
+intro: How attention is made affordable on images, and how a pixel learns where it sits.
+read_first: [attention-is-all-you-need, query-key-value]
+pages: [attention-meets-pixels, clocks-on-a-grid]
+---
+Read the Transformer page first, then the pixels page.
+"""
+
+NEW_PAGE = """\
+---
+slug: clocks-on-a-grid
+title: Clocks on a grid
+kind: Read
+builds_on: [attention-meets-pixels]
+tags: [Vision, Efficient attention]
+summary: The sinusoidal clock hands, once per axis of the image.
+---
+
+## 1. One clock per axis
+
+Give each pixel the encoding of its row and the encoding of its column.
+
+::: figure 710
+
+Then a pixel's neighbours differ from it by a fixed rotation along each axis.
+"""
+
+
+@pytest.fixture
+def two_topics(tmp_path, monkeypatch):
+    """The real content plus a second topic and a page only it lists, in a temp folder."""
+    root = tmp_path / "content"
+    shutil.copytree(CONTENT, root)
+    (root / "topics" / "attention-on-grids.md").write_text(SECOND_TOPIC, "utf-8")
+    (root / "pages" / "clocks-on-a-grid.md").write_text(NEW_PAGE, "utf-8")
+    monkeypatch.setenv("POSVIZ_CONTENT", str(root))
+    monkeypatch.delenv("POSVIZ_EXPORT", raising=False)
+    views.library.cache_clear()
+    yield content.load(root)
+    views.library.cache_clear()
+
+
+def test_a_second_topic_is_on_home(two_topics):
+    layout, _ = views.view("index")
+    found = [link for p in panes(layout) for link in links(str(p.object))]
+    assert found[:2] == [
+        ("topic-attention-on-grids", "Attention on grids"),
+        ("topic-positional-encoding", "Positional encoding"),
+    ]
+    assert ("page-clocks-on-a-grid", "Clocks on a grid") in found
+    assert "Images" in all_text(layout) and "Mechanisms" in all_text(layout)
+
+
+def test_a_second_topic_has_its_own_reading_order_figures_and_tags(two_topics):
+    layout, route = views.view("topic-attention-on-grids")
+    assert route.title == "Attention on grids"
+    text = all_text(layout)
+    assert "Topic · Images" in text and "How attention is made affordable" in text
+    [reading] = [p for p in panes(layout) if "In reading order" in str(p.object)]
+    # Listed Transformer first, but it builds on query-key-value, which goes first.
+    assert [target for target, _ in links(reading.object)] == [
+        "page-query-key-value",
+        "page-attention-is-all-you-need",
+    ]
+    assert [f.figure_id for f in live_figures(layout)] == [7256, 4121, 710]
+    attributions = [
+        plain(str(block[0].object))
+        for block in layout.objects
+        if "posviz-figure-block" in block.css_classes
+    ]
+    assert attributions[-1] == "From Clocks on a grid › 1. One clock per axis"
+    [tags] = [p for p in panes(layout) if "Tags that go with it" in str(p.object)]
+    assert [text for _, text in links(tags.object)] == [
+        "Efficient attention 2",
+        "Self-attention 1",
+        "Vision 1",
+    ]
+
+    # The first topic is unchanged by the second.
+    first, _ = views.view("topic-positional-encoding")
+    assert [f.figure_id for f in live_figures(first)] == [96, 710, 7256, 4121]
+
+
+def test_with_two_topics_every_route_renders(two_topics):
+    from bokeh.document import Document
+
+    names = [route.name for route in routing.routes(two_topics)]
+    assert {"topic-attention-on-grids", "page-clocks-on-a-grid", "tag-vision"} <= set(names)
+    for route in routing.routes(two_topics):
+        layout, _ = views.view(route.name)
+        assert isinstance(layout, pn.Column)
+        assert [f.figure_id for f in live_figures(layout)] == list(route.figures), route.name
+        layout.get_root(Document())  # the Bokeh models build

@@ -1,0 +1,106 @@
+"""Every private part of Panel, Bokeh, Param and CPython that posviz uses still exists
+in the installed versions, and is still used where posviz/internals.py says."""
+
+import ast
+import importlib
+import importlib.util
+import re
+from pathlib import Path
+
+import bokeh
+import panel
+import pytest
+
+from posviz import internals
+
+SRC = Path(internals.__file__).resolve().parent
+
+# Where each private name is used: the declaration must not outlive its use.
+# (CPython's _code_to_hash_pyc was one until build/bytecode.py moved to py_compile.)
+USED_IN = {
+    "_debounce": ["compose/views.py:internals.set_server_debounce"],
+    "_validate_bounds": ["figures/base.py:FullBounds"],
+    "_process_events": ["figures/controls.py:def _process_events"],
+    "_process_property_change": ["figures/controls.py:self._process_property_change("],
+    "_validate": ["figures/controls.py:._validate(value)"],
+    "_link_docs_worker": ["build/worker.js:_link_docs_worker"],
+    "_convert_json_patch": ["build/worker.js:_convert_json_patch"],
+}
+
+
+def defined(module: str, owner: str, attribute: str) -> bool:
+    """Whether ``module[.owner].attribute`` exists; a browser-only module is read, not run."""
+    try:
+        target = importlib.import_module(module)
+    except ImportError:  # panel.io.pyodide imports `js`, which only Pyodide has
+        source = Path(importlib.util.find_spec(module).origin).read_text("utf-8")
+        tree = ast.parse(source)
+        scope = tree.body
+        if owner:
+            [cls] = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == owner]
+            scope = cls.body
+        return any(getattr(node, "name", None) == attribute for node in scope)
+    return hasattr(getattr(target, owner) if owner else target, attribute)
+
+
+def uses(where: str) -> bool:
+    path, text = where.split(":", 1)
+    return text in (SRC / path).read_text("utf-8")
+
+
+@pytest.mark.parametrize(
+    "module,owner,attribute",
+    internals.python_internals(),
+    ids=lambda part: part if isinstance(part, str) else None,
+)
+def test_each_python_internal_exists_where_it_is_declared(module, owner, attribute):
+    if not all(uses(where) for where in USED_IN[attribute]):
+        pytest.fail(f"{attribute} is declared in posviz/internals.py but no longer used")
+    assert defined(module, owner, attribute), (
+        f"{module}{'.' + owner if owner else ''} has no {attribute} any more "
+        f"(panel {panel.__version__}, bokeh {bokeh.__version__}): see posviz/internals.py"
+    )
+
+
+def test_debounce_is_set_through_the_declared_name():
+    from panel.reactive import Syncable
+
+    before = Syncable._debounce
+    try:
+        internals.set_server_debounce(7)
+        assert Syncable._debounce == 7
+    finally:
+        Syncable._debounce = before
+
+
+def test_full_bounds_still_overrides_params_bounds_check():
+    import param
+
+    class Box(param.Parameterized):
+        side = type("Side", (internals.FullBounds, param.Integer), {})(default=3, bounds=(1, 9))
+
+    with pytest.raises(ValueError, match=r"Its bounds are 1 to 9\.$"):
+        Box(side=10)
+
+
+def test_panel_still_marks_a_converted_page_loading_with_the_declared_class():
+    from panel.io.loading import LOADING_INDICATOR_CSS_CLASS
+
+    assert internals.PANEL_LOADING_CLASS == LOADING_INDICATOR_CSS_CLASS
+    handler = Path(panel.__file__).parent / "_templates" / "pyodide_handler.js"
+    assert f"'{internals.PANEL_LOADING_CLASS}'" in handler.read_text("utf-8")
+    assert f'"{internals.PANEL_LOADING_CLASS}"' in (SRC / "build" / "loader.js").read_text()
+
+
+def test_bokehjs_still_has_index_and_has_finished():
+    bundle = (Path(bokeh.__file__).parent / "server" / "static" / "js" / "bokeh.min.js").read_text(
+        "utf-8"
+    )
+    index, finished = internals.BOKEH_JS_NAMES
+    # `Bokeh.index` is the module's exported view manager; has_finished() a view's method.
+    assert re.search(rf"\b{index}=new Proxy\(new \w+\.ViewManager", bundle), (
+        f"BokehJS {bokeh.__version__} no longer exports Bokeh.{index}: see posviz/internals.py"
+    )
+    assert f"{finished}(){{" in bundle, f"BokehJS {bokeh.__version__} views lost {finished}()"
+    loader = (SRC / "build" / "loader.js").read_text("utf-8")
+    assert f"Bokeh.{index}" in loader and finished in loader
