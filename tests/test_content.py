@@ -6,8 +6,8 @@ import itertools
 import os
 import random
 import re
-import subprocess
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest

@@ -58,6 +58,8 @@ SCHEME = re.compile(r"([a-zA-Z][a-zA-Z0-9+.-]*):")
 
 @dataclass(frozen=True)
 class Problem:
+    """One thing wrong with content, where it is: ``file:line: message``."""
+
     path: Path
     line: int
     message: str
@@ -76,6 +78,8 @@ class ContentError(ValueError):
 
 @dataclass(frozen=True)
 class Section:
+    """A numbered section of a page: its Markdown chunks and figures in order."""
+
     number: int
     title: str
     # Markdown chunks and figure ids, in reading order.
@@ -84,19 +88,24 @@ class Section:
 
     @property
     def figures(self) -> tuple[int, ...]:
+        """The ids of the figures in this section, in order."""
         return tuple(block for block in self.blocks if isinstance(block, int))
 
     @property
     def anchor(self) -> str:
+        """The fragment that links to this section."""
         return f"section-{self.number}"
 
     @property
     def heading(self) -> str:
+        """The heading as shown: ``2. Title``."""
         return f"{self.number}. {self.title}"
 
 
 @dataclass(frozen=True)
 class Page:
+    """A page of content: its front matter and its sections."""
+
     slug: str
     title: str
     kind: str
@@ -108,11 +117,14 @@ class Page:
 
     @property
     def figures(self) -> tuple[int, ...]:
+        """The ids of the figures on this page, in reading order."""
         return tuple(f for section in self.sections for f in section.figures)
 
 
 @dataclass(frozen=True)
 class Topic:
+    """A topic: the pages to read first, the pages whose figures it gathers, its text."""
+
     slug: str
     title: str
     category: str
@@ -134,10 +146,13 @@ class FigureUse:
 
 @dataclass(frozen=True)
 class Library:
+    """Every page and topic, by slug, with the rules the topic page follows."""
+
     pages: dict[str, Page]
     topics: dict[str, Topic]
 
     def reading_order(self, topic: Topic) -> list[Page]:
+        """The topic's read-first pages, each after the pages it builds on."""
         return [self.pages[slug] for slug in ordered(topic.read_first, self.prerequisites)]
 
     def prerequisites(self, slug: str) -> set[str]:
@@ -151,6 +166,7 @@ class Library:
         return seen
 
     def figure_uses(self, topic: Topic) -> list[FigureUse]:
+        """Each figure the topic's pages show, with the page and section showing it."""
         return [
             FigureUse(figure_id, self.pages[slug], section)
             for slug in topic.pages
@@ -159,6 +175,7 @@ class Library:
         ]
 
     def tags(self, topic: Topic) -> list[tuple[str, int]]:
+        """(tag, number of the topic's pages carrying it), most first, then by name."""
         counts = Counter(tag for slug in topic.pages for tag in set(self.pages[slug].tags))
         return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 

@@ -58,6 +58,8 @@ HOSTS = re.compile(
 
 @dataclass(frozen=True)
 class Finding:
+    """An outside URL a built file would fetch, and where."""
+
     path: Path
     line: int
     url: str

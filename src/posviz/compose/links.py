@@ -79,6 +79,7 @@ class DeepLinks:
             )
 
     def key(self, figure_id: int, name: str) -> str:
+        """The query key of a slider: bare on a one-figure view, else ``<id>.<name>``."""
         return name if self.single else f"{figure_id}.{name}"
 
     def resolve(self, key: str):
@@ -101,6 +102,7 @@ class DeepLinks:
         return owners[0], key
 
     def apply(self, search: str):
+        """Set the sliders a URL query names; show what was ignored and why."""
         if self._pushing or search == self._seen_search:
             return
         self._seen_search = search
@@ -156,6 +158,7 @@ class DeepLinks:
         self.show(problems)
 
     def show(self, problems: list[str]):
+        """Show the notice with ``problems`` (escaped, at most MAX_SHOWN), or hide it."""
         if not problems:
             self.notice.visible = False
             return
@@ -167,6 +170,7 @@ class DeepLinks:
         self.notice.visible = True
 
     def push(self, figure_id: int, *events):
+        """Write slider changes into the URL query without reading them back."""
         self._pushing = True
         try:
             self.location.update_query(
