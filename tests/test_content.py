@@ -840,3 +840,9 @@ def test_random_corruptions_are_problems_never_crashes(tmp_path):
         except ContentError as error:
             assert all(p.line >= 0 and "\n" not in p.message for p in error.problems)
         path.write_bytes(originals[path])
+
+
+def test_check_of_a_folder_that_does_not_exist_says_so(tmp_path, capsys):
+    assert main(["check", "--content", str(tmp_path / "nowhere")]) == 1
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'nowhere'}:0: no such folder; give the folder that holds pages/" in err

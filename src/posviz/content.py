@@ -769,7 +769,12 @@ def load(root: Path | None = None, figure_ids=None) -> Library:
             if item is not None:
                 (pages if folder == "pages" else topics).append(item)
     if not pages and not problems:
-        problems.append(Problem(root / "pages", 0, "no pages found"))
+        why = (
+            "no pages found"
+            if root.is_dir()
+            else "no such folder; give the folder that holds pages/ and topics/"
+        )
+        problems.append(Problem(root / "pages" if root.is_dir() else root, 0, why))
     page_map = _unique(pages, sources, problems, "page")
     topic_map = _unique(topics, sources, problems, "topic")
     _check_links(page_map, topic_map, sources, problems)
