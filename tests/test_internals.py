@@ -23,8 +23,8 @@ USED_IN = {
     "_process_events": ["figures/controls.py:def _process_events"],
     "_process_property_change": ["figures/controls.py:self._process_property_change("],
     "_validate": ["figures/controls.py:._validate(value)"],
-    "_link_docs_worker": ["build/worker.js:_link_docs_worker"],
-    "_convert_json_patch": ["build/worker.js:_convert_json_patch"],
+    "_link_docs_worker": ["build/export.py:_link_docs_worker"],
+    "_convert_json_patch": ["build/export.py:_convert_json_patch"],
 }
 
 

@@ -21,9 +21,10 @@ def set_server_debounce(milliseconds: int) -> None:
     Syncable._debounce = milliseconds
 
 
-# The static site's worker (build/worker.js) keeps the page's Bokeh document in
-# step with Python as ``panel convert``'s own worker does, through these two
-# functions: ``panel convert`` exposes no public API for a worker of one's own.
+# The static site's worker (build/worker.js; its Python half is RENDER in
+# build/export.py) keeps each page's Bokeh document in step with Python as
+# ``panel convert``'s own worker does, through these two functions: ``panel
+# convert`` exposes no public API for a worker of one's own.
 PYODIDE_WORKER = ("panel.io.pyodide", ("_link_docs_worker", "_convert_json_patch"))
 
 # Param checks a Number's bounds in ``_validate_bounds``; overriding it is the

@@ -22,7 +22,12 @@ WIDTH = 1100
 # Section links (page-x#section-2) point into Panel's shadow roots, where the
 # browser's own fragment scrolling cannot see; find the target and scroll.
 SCROLL_TO_FRAGMENT = """
-const id = decodeURIComponent(window.location.hash.slice(1));
+let id = "";
+try {
+  id = decodeURIComponent(window.location.hash.slice(1));
+} catch (error) {
+  // A malformed fragment (#%E0%A4%A) names no section: stay at the top.
+}
 if (id) {
   const find = (root) => {
     const hit = root.querySelector('[id="' + id.replace(/"/g, '') + '"]');
