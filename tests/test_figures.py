@@ -7,12 +7,14 @@ from pathlib import Path
 
 import holoviews as hv
 import numpy as np
+import panel as pn
 import param
 import pytest
 from bokeh.models import GlyphRenderer
 
 import posviz.figures
 from posviz.figures import FIGURES, AttentionCost, ClockHands, Figure, ParameterBudget, QueryReach
+from posviz.figures.controls import SnapBack
 from posviz.figures.parameter_budget import PRESETS
 from posviz.maths import budget, cost, encoding, reach
 
@@ -561,9 +563,12 @@ def browser_widgets(figure):
 
     layout = figure.__panel__()
     root = layout.get_root(Document())
-    controls = layout[0][0]
+    [controls] = layout.select(pn.Param)
     for name in figure.sliders():
         widget = controls._widgets[name]
+        # Made by figures.controls.widgets_for: a layout that builds its own pn.Param
+        # must pass widgets_for(figure) and wrap it in steady(..., figure).
+        assert isinstance(widget, SnapBack), f"{name}: not a snap-back widget"
         model = widget._models[root.ref["id"]][0]
         yield name, widget, model, "active" if hasattr(model, "active") else "value"
 
