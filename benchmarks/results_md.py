@@ -174,6 +174,30 @@ def render(folder: Path) -> str:
             for key, value in memory.items()
         ]
         lines += ["", *rows_table(["median", "SharedWorker", "before"], rows)]
+    if "cold_ab" in results:
+        ab = results["cold_ab"]
+        derived = ab["derived"]
+        lines += [
+            "",
+            f"## Cold start, A/B of the levers ({ab['rounds']} rounds, builds interleaved, median)",
+            "",
+        ]
+        rows = [
+            [
+                name,
+                d["topic_cold_over_floor"],
+                d["floor_ms"],
+                d["topic_cold_ms"],
+                d["first_paint_ms"],
+            ]
+            for name, d in derived.items()
+        ]
+        lines += rows_table(
+            ["build", "topic cold ÷ floor", "floor ms", "topic cold ms", "first paint ms"], rows
+        )
+        stages = sorted({key for d in derived.values() for key in d["stages_ms"]})
+        rows = [[key, *(d["stages_ms"].get(key, "") for d in derived.values())] for key in stages]
+        lines += ["", *rows_table(["worker stage, topic (ms)", *derived], rows)]
     if "slider_latency" in results:
         lines += ["", "## Slider → plot latency (keydown to new data drawn)", ""]
         rows = [

@@ -81,9 +81,36 @@ if not hasattr(pyodide.ffi, "jsnull"):
 # deep-link values (pn.state.location is per document) and errors stay with
 # their page. Route names arrive as arguments, never pasted into code.
 RENDER = """
-import json, time
+import json, sys, time, types
 from contextlib import contextmanager
 
+
+def _posviz_import_panel():
+    # panel.io.cache imports unittest.mock only to key a hash function on Mock
+    # (0.1-0.16 s in Pyodide); a posviz page never hashes a Mock. The stand-in
+    # is in sys.modules only while panel imports: any later import of
+    # unittest.mock gets the real module.
+    class Mock:  # never instantiated
+        pass
+
+    mock = types.ModuleType("unittest.mock")
+    mock.Mock = Mock
+    unittest = types.ModuleType("unittest")
+    unittest.mock = mock
+    stand_ins = {"unittest": unittest, "unittest.mock": mock}
+    if any(name in sys.modules for name in stand_ins):
+        import panel  # noqa: F401  (the real modules are there already)
+        return
+    sys.modules.update(stand_ins)
+    try:
+        import panel  # noqa: F401
+    finally:
+        for name, module in stand_ins.items():
+            if sys.modules.get(name) is module:
+                del sys.modules[name]
+
+
+_posviz_import_panel()
 import panel
 import holoviews
 from bokeh.io.doc import set_curdoc as _bokeh_curdoc

@@ -50,8 +50,14 @@ def library() -> content.Library:
 
 def text(markdown: str, **kwargs) -> pn.pane.Markdown:
     """A Markdown pane in the site's text style."""
+    # `posviz check` refuses raw HTML in content; should any slip through, it shows as text.
     return pn.pane.Markdown(
-        markdown, stylesheets=[TEXT_CSS], sizing_mode="stretch_width", disable_math=True, **kwargs
+        markdown,
+        stylesheets=[TEXT_CSS],
+        sizing_mode="stretch_width",
+        disable_math=True,
+        renderer_options={"html": False},
+        **kwargs,
     )
 
 

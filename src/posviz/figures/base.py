@@ -14,6 +14,7 @@ import holoviews as hv
 import panel as pn
 import param
 
+from posviz.figures.controls import steady, widgets_for
 from posviz.internals import FullBounds
 
 # The figures' options are Bokeh options, so the Bokeh backend is loaded (and
@@ -156,13 +157,16 @@ class Figure(pn.viewable.Viewer):
 
     def __panel__(self):
         """Sliders left; plots, readout and caption right: the figure as Panel lays it out."""
-        controls = pn.Param(
-            self.param,
-            parameters=self.sliders(),
-            widgets=self.widgets,
-            show_name=False,
-            width=230,
-            sizing_mode="fixed",
+        controls = steady(
+            pn.Param(
+                self.param,
+                parameters=self.sliders(),
+                widgets=widgets_for(self),  # a value the figure refuses snaps back
+                show_name=False,
+                width=230,
+                sizing_mode="fixed",
+            ),
+            self,
         )
         readout = pn.pane.Markdown(
             pn.bind(lambda *_: self.readout(), *[self.param[name] for name in self.sliders()]),

@@ -12,6 +12,7 @@ from posviz.figures.base import INK, PALETTE, QUIET, Figure, Slider, in_place, n
 from posviz.maths import budget
 
 CUSTOM = "custom"
+SIZES = ("d_model", "d_ff", "n_layers", "vocab_size")
 # Room past the longest bar for its label, as a share of the bars' span.
 PAD = 0.22
 
@@ -78,18 +79,36 @@ class ParameterBudget(Figure):
         doc="Tokens in the shared vocabulary.",
     )
 
-    @param.depends("preset", watch=True, on_init=True)
+    def __init__(self, **params):
+        # Explicit sizes win over the preset's (a notebook asking for d_model=1024 gets
+        # it); sizes not given come from the preset named, else from the defaults. The
+        # preset is then the one those sizes match, or custom.
+        preset = params.pop("preset", None)
+        if preset is not None:
+            self.param.preset._validate(preset)
+        sizes = {**PRESETS.get(preset, {}), **{n: params.pop(n) for n in SIZES if n in params}}
+        super().__init__(**sizes, **params)
+        self.preset = self.matching_preset()
+
+    def sizes(self) -> dict[str, int]:
+        """The model sizes the sliders hold, by name."""
+        return {name: getattr(self, name) for name in SIZES}
+
+    def matching_preset(self) -> str:
+        """The name of the preset these sizes are, or ``custom``."""
+        return next((name for name, sizes in PRESETS.items() if sizes == self.sizes()), CUSTOM)
+
+    @param.depends("preset", watch=True)
     def _apply_preset(self):
         if self.preset in PRESETS:
             self.param.update(**PRESETS[self.preset])
+        else:
+            # "custom" names no sizes: it stays only while the sizes match no preset.
+            self.preset = self.matching_preset()
 
-    @param.depends("d_model", "d_ff", "n_layers", "vocab_size", watch=True)
+    @param.depends(*SIZES, watch=True)
     def _mark_custom(self):
-        sizes = {
-            name: getattr(self, name) for name in ("d_model", "d_ff", "n_layers", "vocab_size")
-        }
-        matching = [name for name, preset in PRESETS.items() if preset == sizes]
-        self.preset = matching[0] if matching else CUSTOM
+        self.preset = self.matching_preset()
 
     def counts(self) -> dict[str, int]:
         """Parameters of each role at the current sizes."""
@@ -156,7 +175,7 @@ class ParameterBudget(Figure):
             ),
         )
 
-    @param.depends("d_model", "d_ff", "n_layers", "vocab_size", watch=True)
+    @param.depends(*SIZES, watch=True)
     @in_place
     def _step(self):
         """Set the drawn bars, labels, title and value range to the current sizes."""

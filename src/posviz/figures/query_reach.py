@@ -111,6 +111,18 @@ class QueryReach(Figure):
         doc="2D block: memory columns left and right, w_m.",
     )
 
+    def __init__(self, **params):
+        # A query asked for outside the image is refused, not quietly moved inside it.
+        side = params.get("side", self.param.side.default)
+        for name in ("row", "col"):
+            value = params.get(name)
+            if isinstance(side, int) and isinstance(value, int) and value >= side:
+                raise ValueError(
+                    f"QueryReach: {name} {value} is outside a {side}×{side} image; "
+                    f"its bounds are 0 to {side - 1}."
+                )
+        super().__init__(**params)
+
     @param.depends("side", watch=True, on_init=True)
     def _fit_query_to_image(self):
         last = self.side - 1
