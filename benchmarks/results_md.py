@@ -198,6 +198,31 @@ def render(folder: Path) -> str:
         stages = sorted({key for d in derived.values() for key in d["stages_ms"]})
         rows = [[key, *(d["stages_ms"].get(key, "") for d in derived.values())] for key in stages]
         lines += ["", *rows_table(["worker stage, topic (ms)", *derived], rows)]
+    if "step_cost" in results:
+        steps = results["step_cost"]
+        before = steps.get("before") or {}
+        lines += [
+            "",
+            "## One slider step, Python side, in-process (CPU ms per step, median)",
+            "",
+        ]
+        rows = []
+        for figure_id, sliders in steps["after"].items():
+            for name, after in sliders.items():
+                old = before.get(figure_id, {}).get(name)
+                rows.append(
+                    [
+                        figure_id,
+                        name,
+                        old["cpu_ms"]["median"] if old else "—",
+                        after["cpu_ms"]["median"],
+                        after["cpu_ms"]["p95"],
+                        after["patch_bytes"],
+                    ]
+                )
+        lines += rows_table(
+            ["figure", "slider", "before", "after", "after p95", "patch bytes"], rows
+        )
     if "slider_latency" in results:
         lines += ["", "## Slider → plot latency (keydown to new data drawn)", ""]
         rows = [

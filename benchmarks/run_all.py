@@ -14,6 +14,7 @@ ORDER = [
     "export_size",
     "cold_load",
     "runtime",
+    "step_cost",
     "slider_latency",
     "server_load",
     "baseline",
