@@ -5,33 +5,25 @@ Timing here is measured, never asserted: the tests check behaviour, the
 benchmarks report numbers (see RESULTS.md).
 """
 
-import functools
-import http.server
 import json
 import platform
 import statistics
 import subprocess
 import sys
-import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "out"  # scratch: built sites (not committed)
 RESULTS = ROOT / "benchmarks" / "results"  # the JSON each benchmark writes (committed)
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
+sys.path.insert(0, str(ROOT))
+
+from tests.ui import browser as _browser  # noqa: E402  (the one Chromium harness)
+
+CHROMIUM = _browser.CHROMIUM
+chromium = _browser.chromium
+static_server = _browser.static_server
 
 # Installed before any page script: records when the first Bokeh view has
 # painted (pre-render or live) and, per keydown, when the plot data it caused
@@ -105,8 +97,11 @@ def summary(values: list[float]) -> dict:
 
 
 def table(title: str, header: list[str], rows: list[list]) -> str:
-    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows)]
-    line = lambda cells: "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"
+    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows, strict=True)]
+
+    def line(cells):
+        return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
+
     return "\n".join(
         [f"\n{title}", line(header), line(["-" * w for w in widths]), *map(line, rows)]
     )
@@ -120,52 +115,9 @@ def write(name: str, results: dict) -> Path:
     return path
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@contextmanager
-def static_server(folder: Path):
-    """``folder`` over HTTP on 127.0.0.1 (a free port) while the block runs."""
-    handler = functools.partial(_Quiet, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-
-
-@contextmanager
-def chromium():
-    """A headless Chromium whose contexts abort every request that leaves loopback."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
-def sealed_context(browser, blocked: list):
+def sealed_context(browser, blocked: list, init_scripts=()):
     """A fresh profile (empty cache) whose outside requests are aborted into ``blocked``."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-
-    def guard(route):
-        url = route.request.url
-        if url.startswith(("data:", "blob:")) or (urlparse(url).hostname or "") in LOOPBACK:
-            route.continue_()
-        else:
-            blocked.append(url)
-            route.abort()
-
-    context.route("**/*", guard)
-    context.add_init_script(PAGE_TIMERS)
-    return context
+    return _browser.sealed_context(browser, blocked, (PAGE_TIMERS, *init_scripts))
 
 
 def press_and_wait(
@@ -212,7 +164,7 @@ def posviz_server(port: int, *extra: str):
                 break
             except OSError:
                 if time.monotonic() > deadline or process.poll() is not None:
-                    raise RuntimeError("posviz serve did not start")
+                    raise RuntimeError("posviz serve did not start") from None
                 time.sleep(0.3)
         yield process
     finally:

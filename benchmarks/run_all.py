@@ -10,7 +10,15 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ORDER = ["export_size", "cold_load", "slider_latency", "server_load", "baseline"]
+ORDER = [
+    "export_size",
+    "cold_load",
+    "runtime",
+    "step_cost",
+    "slider_latency",
+    "server_load",
+    "baseline",
+]
 
 
 def main() -> int:

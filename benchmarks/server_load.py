@@ -328,7 +328,8 @@ def report(r: dict) -> None:
                 ["RSS cold / warm MB", f"{r['rss_cold_mb']:.1f} / {r['rss_warm_mb']:.1f}", ""],
                 [
                     "RSS all open / after updates / max MB",
-                    f"{load['rss_open_mb']:.1f} / {load['rss_updated_mb']:.1f} / {load['rss_max_mb']:.1f}",
+                    f"{load['rss_open_mb']:.1f} / {load['rss_updated_mb']:.1f}"
+                    f" / {load['rss_max_mb']:.1f}",
                     "",
                 ],
                 [

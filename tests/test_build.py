@@ -114,10 +114,10 @@ def test_built_site_is_self_contained_and_described(built_site):
     for page in manifest["pages"]:
         assert (built_site / page["path"]).is_file()
     worker = (built_site / "posviz-worker.js").read_text()
-    for wheel in json.loads(worker.split("const SITE = ", 1)[1].split(";\nconst ROUTE", 1)[0])[
-        "wheels"
-    ]:
-        assert (built_site / wheel).is_file(), wheel
+    site = json.loads(worker.split("const SITE = ", 1)[1].split(";\nconst SHARED", 1)[0])
+    for wheel in site["wheels"]:
+        data = (built_site / wheel["path"]).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == wheel["sha256"], wheel
 
 
 def test_posviz_wheel_carries_the_content_but_not_the_build(built_site):

@@ -68,7 +68,7 @@ def test_dev_mode_reloads_on_code_and_content_changes(monkeypatch, repo):
     text = open(entry).read()
     assert "from panel.io.reload import watch" in text
     assert "content/pages/attention-is-all-you-need.md" in text
-    assert "servable(" in text and "topic-positional-encoding" in text.rstrip().splitlines()[-1]
+    assert text.rstrip().endswith("servable('topic-positional-encoding')")
 
 
 def test_build_into_a_file_is_one_line_and_exit_1(tmp_path, capsys):

@@ -530,3 +530,131 @@ def test_a_row_beyond_the_default_image_needs_the_side_first(location):
     _, figures, notice = open_view(location, TOPIC, "?4121.row=30&4121.side=40")
     assert (figures[4121].side, figures[4121].row) == (40, 30)
     assert not notice.visible
+
+
+# --- entry scripts: nothing from content becomes code -------------------------------
+
+HOSTILE_NAME = 'x")\nimport os; os.environ["POSVIZ_PWNED"] = "1"\n#'
+
+
+def run_entry(path: Path, monkeypatch) -> list:
+    """Run an entry script with ``servable`` stubbed: the names it asked for."""
+    asked = []
+    monkeypatch.setattr(views, "servable", asked.append)
+    exec(compile(path.read_text("utf-8"), str(path), "exec"), {})
+    return asked
+
+
+def test_entry_scripts_write_names_and_paths_as_literals(monkeypatch, tmp_path):
+    from posviz.compose.entries import entry_script
+
+    monkeypatch.delenv("POSVIZ_PWNED", raising=False)
+    watched = [tmp_path / 'odd "name"\n.md']
+    script = tmp_path / "entry.py"
+    script.write_text(entry_script(HOSTILE_NAME, watched), "utf-8")
+    import panel.io.reload
+
+    seen = []
+    monkeypatch.setattr(panel.io.reload, "watch", seen.append)
+    assert run_entry(script, monkeypatch) == [HOSTILE_NAME]
+    assert seen == [str(watched[0])]
+    assert "POSVIZ_PWNED" not in __import__("os").environ
+
+
+@pytest.mark.parametrize("name", [HOSTILE_NAME, "../x", "Page-X", "a b", "", "x.py"])
+def test_write_entries_refuses_a_route_name_that_is_not_a_plain_word(monkeypatch, tmp_path, name):
+    from posviz.compose.entries import write_entries
+
+    monkeypatch.delenv("POSVIZ_PWNED", raising=False)
+    folder = tmp_path / "entries"
+    with pytest.raises(ValueError, match="is not lower-case letters, digits and hyphens"):
+        paths = write_entries([routing.Route(name, "page", name, "t")], folder)
+        # Old code wrote the script: running it must at least not run the payload.
+        run_entry(paths[0], monkeypatch)
+    assert "POSVIZ_PWNED" not in __import__("os").environ
+    assert not folder.exists() or not list(folder.iterdir())
+    assert not (tmp_path / "x.py").exists()
+
+
+def test_every_real_route_gets_an_entry_that_asks_for_it(monkeypatch, tmp_path, site):
+    from posviz.compose.entries import write_entries
+
+    found = routing.routes(site)
+    paths = write_entries(found, tmp_path)
+    assert [p.stem for p in paths] == [r.name for r in found]
+    for path, route in zip(paths, found, strict=True):
+        assert run_entry(path, monkeypatch) == [route.name]
+
+
+# --- deep links from anyone: bounded, and never guessed at -----------------------------
+
+
+def notice_items(notice) -> list[str]:
+    return [html.unescape(item.split("</li>")[0]) for item in notice.object.split("<li>")[1:]]
+
+
+def test_only_the_first_fifty_settings_are_read(location):
+    from posviz.compose.links import MAX_FIELDS, MAX_SHOWN
+
+    search = "?" + "&".join(f"zzz{n}=1" for n in range(MAX_FIELDS)) + "&pos=40"
+    _, figures, notice = open_view(location, "figure-710", search)
+    assert figures[710].pos == 12  # the 51st setting is never read
+    items = notice_items(notice)
+    assert len(items) == MAX_SHOWN + 1
+    assert items[:2] == [
+        f"the link has {MAX_FIELDS + 1} settings; only the first {MAX_FIELDS} were read",
+        "zzz0=1: no figure on this page has that slider",
+    ]
+    assert items[-1] == f"and {MAX_FIELDS + 1 - MAX_SHOWN} more"
+
+
+def test_the_notice_says_how_many_settings_were_not_read(location):
+    search = "?pos=40&" + "&".join(f"zzz{n}=1" for n in range(99))
+    _, figures, notice = open_view(location, "figure-710", search)
+    assert figures[710].pos == 40
+    assert "the link has 100 settings; only the first 50 were read" in notice.object
+
+
+@pytest.mark.parametrize(
+    "search",
+    [
+        "?" + "k" * 100_000 + "=1",
+        "?pos=" + "9" * 100_000,
+        "?" + "9" * 100_000 + ".pos=1",
+        "?" + "&".join("<b>" * 1000 + f"{n}=1" for n in range(200)),
+    ],
+    ids=["long key", "long value", "long prefix", "many long keys"],
+)
+def test_the_notice_stays_short_whatever_the_link(location, search):
+    _, figures, notice = open_view(location, "figure-710", search)
+    assert notice.visible and figures[710].pos == 12
+    assert len(notice.object) < 3000
+    assert "<b>" not in notice.object
+
+
+@pytest.mark.parametrize(
+    "name,search,written",
+    [
+        ("figure-710", "?pos=1&d_model=64&pos=2", "pos=1, pos=2"),
+        ("figure-710", "?pos=1&d_model=64&710.pos=2", "pos=1, 710.pos=2"),
+        (f"page-{AIAYN}", "?710.pos=1&710.d_model=64&pos=2", "710.pos=1, pos=2"),
+        ("figure-710", "?pos=3&d_model=64&pos=3", "pos=3, pos=3"),
+    ],
+)
+def test_a_slider_set_twice_is_reported_and_neither_value_applied(location, name, search, written):
+    _, figures, notice = open_view(location, name, search)
+    assert figures[710].pos == 12
+    assert figures[710].d_model == 64  # the other setting still applies
+    assert notice_items(notice) == [
+        f"{written}: the link sets 710.pos 2 times; none of them is applied"
+    ]
+
+
+def test_a_5000_digit_figure_prefix_is_an_unknown_figure(location):
+    _, figures, notice = open_view(location, f"page-{AIAYN}", "?" + "7" * 5000 + ".pos=1")
+    [item] = notice_items(notice)
+    assert item.startswith("7777777777")
+    assert ": there is no figure 7777" in item and "on this page" in item
+    assert "limit" not in item and "int" not in item
+    assert len(item) < 200
+    assert figures[710].pos == 12

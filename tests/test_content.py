@@ -7,6 +7,7 @@ import os
 import random
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -488,3 +489,360 @@ def test_default_root_follows_posviz_content(monkeypatch, tmp_path):
     assert content.default_root() == tmp_path
     monkeypatch.delenv("POSVIZ_CONTENT")
     assert content.default_root() == CONTENT
+
+
+# --- hostile files: each one problem at file:line from `posviz check`, never a traceback ---
+
+NOTES = """\
+---
+slug: notes
+title: Notes
+kind: Read
+builds_on: []
+tags: [Attention]
+summary: A short page of notes.
+---
+
+## 1. Notes
+
+Some text.
+"""
+
+
+def notes(**changes) -> str:
+    """NOTES with front-matter lines replaced (``title='title: 42'``) or the body changed."""
+    text = NOTES
+    for name, line in changes.items():
+        if name == "body":
+            text = text.replace("Some text.\n", line)
+        else:
+            old = next(row for row in text.splitlines() if row.startswith(f"{name}:"))
+            text = text.replace(old + "\n", line + "\n" if line else "")
+    return text
+
+
+def check(root: Path, capsys) -> tuple[int, list[tuple[str, int, str]], str]:
+    """`posviz check --content root`: exit code, problems as (path, line, message), stderr."""
+    code = main(["check", "--content", str(root)])
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    problems = []
+    if code:
+        assert lines[0].startswith("posviz: content has ")
+        for line in lines[1:]:
+            match = PROBLEM_LINE.match(line)
+            assert match, f"not a file:line problem: {line!r}"
+            problems.append(
+                (str(Path(match["path"]).relative_to(root)), int(match["line"]), match["message"])
+            )
+    return code, problems, out + err
+
+
+def snapshot(root: Path) -> dict:
+    return {p: p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_the_notes_page_itself_passes(broken, capsys):
+    (broken / "pages/notes.md").write_text(NOTES, "utf-8")
+    code, problems, _ = check(broken, capsys)
+    assert (code, problems) == (0, [])
+
+
+ALIAS_BOMB = "\n".join(
+    [
+        'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
+        "b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]",
+        "c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]",
+        "d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]",
+        "e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]",
+        "tags: [*e]",
+    ]
+)
+
+HOSTILE = {
+    # name: (bytes of pages/notes.md, line, words the message must hold)
+    "not UTF-8": (NOTES.encode().replace(b"Notes\n", b"Not\xffes\n", 1), 3, "is not UTF-8 text"),
+    "Latin-1 body": (
+        notes(body="Caf\u00e9 au lait.\n").encode("latin-1"),
+        12,
+        "is not UTF-8 text (byte 0xe9)",
+    ),
+    "NUL byte": (notes(body="Some\0text.\n").encode(), 12, "contains a NUL byte"),
+    "over the size limit": (
+        notes(body=("Long text. " * 9 + "\n\n") * 3000).encode(),
+        1,
+        "a content file may have at most 262,144 (256 KB)",
+    ),
+    "title is a number": (notes(title="title: 42").encode(), 3, "'title' must be text, not int 42"),
+    "title is empty": (notes(title="title:").encode(), 3, "'title' must be text, not empty"),
+    "title is a date": (notes(title="title: 2024-01-01").encode(), 3, "'title' must be text"),
+    "summary is a list": (notes(summary="summary: [a, b]").encode(), 7, "must be text, not a list"),
+    "a tag is a mapping": (
+        notes(tags="tags: [Attention,\n  {a: b}]").encode(),
+        7,
+        "each entry of 'tags' must be text, not a mapping",
+    ),
+    "a tag is a number": (notes(tags="tags: [1]").encode(), 6, "each entry of 'tags' must be text"),
+    "a tag with no letter a-z or digit": (
+        notes(tags="tags: [\u65e5\u672c]").encode(),
+        6,
+        "tag '\u65e5\u672c' has no letter a-z or digit to name its page by",
+    ),
+    "two tags for one tag page": (
+        notes(tags="tags: [Attention, attention!]").encode(),
+        6,
+        "tags 'Attention' and 'attention!' would share the page tag-attention",
+    ),
+    "duplicate key": (
+        notes(summary="summary: One.\nsummary: Two.").encode(),
+        8,
+        "field 'summary' is given twice (also on line 7)",
+    ),
+    "a key that is a list": (
+        notes(summary="summary: s\n? [a, b]\n: c").encode(),
+        8,
+        "a field name must be a plain word",
+    ),
+    "a key that is a number": (
+        notes(summary="summary: s\n1: c").encode(),
+        8,
+        "a field name must be a plain word",
+    ),
+    "an anchor and an alias": (
+        notes(tags="tags: &t [Attention]", builds_on="builds_on: *t").encode(),
+        5,
+        "YAML anchor or alias",
+    ),
+    "an alias bomb": (notes(tags=ALIAS_BOMB).encode(), 6, "YAML anchor or alias"),
+    "nesting a thousand deep": (
+        notes(tags="tags: " + "[" * 1000 + "]" * 1000).encode(),
+        6,
+        "nested too deeply",
+    ),
+    "a control character": (
+        notes(summary="summary: A short\x1b page.").encode(),
+        7,
+        "front matter holds the control character U+001B",
+    ),
+    "a python tag": (
+        notes(tags="tags: !!python/object/apply:os.system [echo]").encode(),
+        6,
+        "front matter is not valid YAML",
+    ),
+    "figure id in Arabic-Indic digits": (
+        notes(body="::: figure \u0669\u0666\n").encode(),
+        12,
+        "unknown figure id '\u0669\u0666'",
+    ),
+    "figure id in superscript digits": (
+        notes(body="::: figure \u00b9\u00b2\n").encode(),
+        12,
+        "unknown figure id '\u00b9\u00b2'",
+    ),
+    "figure id of 5000 digits": (
+        notes(body="::: figure " + "9" * 5000 + "\n").encode(),
+        12,
+        "unknown figure id '99999",
+    ),
+    "section number of 5000 digits": (
+        notes(body="More.\n\n## " + "2" * 5000 + ". Next\n\nText.\n").encode(),
+        14,
+        "has no number",
+    ),
+    "slug with a quote and a newline": (
+        notes(slug='slug: "x\\")\\nimport os; os.system(\'touch pwned\')\\n#"').encode(),
+        2,
+        "may hold only lower-case letters a-z, digits and single hyphens",
+    ),
+    "slug with capitals": (notes(slug="slug: Notes").encode(), 2, "slug 'Notes' may hold only"),
+    "slug with a slash": (notes(slug="slug: ../../x").encode(), 2, "slug '../../x' may hold only"),
+    "slug that is a number": (notes(slug="slug: 42").encode(), 2, "'slug' must be text"),
+    "builds_on a slug with a space": (
+        notes(builds_on="builds_on: [query key value]").encode(),
+        5,
+        "slug 'query key value' may hold only",
+    ),
+    "raw HTML block": (
+        notes(body="Text.\n\n<script>alert(1)</script>\n").encode(),
+        14,
+        "raw HTML is not allowed in content ('<script>alert(1)</script>')",
+    ),
+    "raw HTML inline": (
+        notes(body="One line,\nthen <img src=https://evil.example/x.png> here.\n").encode(),
+        13,
+        "raw HTML is not allowed in content ('<img src=https://evil.example/x.png>')",
+    ),
+    "raw HTML after an indent": (
+        notes(body="\n\n    <iframe src=https://evil.example></iframe>\n").encode(),
+        14,
+        "raw HTML is not allowed",
+    ),
+    "Markdown image from outside": (
+        notes(body="Look: ![a cat](https://evil.example/cat.png)\n").encode(),
+        12,
+        "image 'https://evil.example/cat.png' is not in the site",
+    ),
+    "Markdown image from a host-relative URL": (
+        notes(body="![a cat](//evil.example/cat.png)\n").encode(),
+        12,
+        "image '//evil.example/cat.png' is not in the site",
+    ),
+    "Markdown image by reference": (
+        notes(body="![a cat][c]\n\n[c]: https://evil.example/cat.png\n").encode(),
+        12,
+        "image 'https://evil.example/cat.png' is not in the site",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", HOSTILE)
+def test_a_hostile_page_is_one_problem_at_its_line(broken, capsys, case):
+    data, line, words = HOSTILE[case]
+    (broken / "pages/notes.md").write_bytes(data)
+    before = snapshot(broken)
+    code, problems, output = check(broken, capsys)
+    assert code == 1
+    assert "Traceback" not in output
+    [(path, at, message)] = problems
+    assert (path, at) == ("pages/notes.md", line), message
+    assert words in message
+    assert len(message) < 300
+    assert snapshot(broken) == before
+    assert not (broken / "pwned").exists() and not Path("pwned").exists()
+
+
+def test_a_folder_named_like_a_page_is_a_problem(broken, capsys):
+    (broken / "pages/x.md").mkdir()
+    code, problems, output = check(broken, capsys)
+    assert code == 1 and "Traceback" not in output
+    assert problems == [("pages/x.md", 1, "is a folder; a page or topic is a .md file")]
+
+
+def test_a_utf8_bom_is_accepted(broken, capsys):
+    page = broken / f"pages/{QKV}.md"
+    page.write_bytes(b"\xef\xbb\xbf" + page.read_bytes())
+    (broken / "pages/notes.md").write_bytes(b"\xef\xbb\xbf" + NOTES.encode())
+    code, problems, _ = check(broken, capsys)
+    assert (code, problems) == (0, [])
+    library = load(broken)
+    assert library.pages[QKV].title.startswith("Query, Key, Value")
+    assert library.pages["notes"].title == "Notes"
+
+
+def test_a_bom_does_not_shift_line_numbers(broken, capsys):
+    (broken / "pages/notes.md").write_bytes(b"\xef\xbb\xbf" + notes(title="title: 42").encode())
+    assert check(broken, capsys)[1] == [
+        ("pages/notes.md", 3, "'title' must be text, not int 42; put it in quotes")
+    ]
+
+
+def test_a_file_at_the_size_limit_is_accepted(broken, capsys):
+    text = notes(body="x\n")
+    text += "y" * (content.MAX_BYTES - len(text.encode()) - 1) + "\n"
+    (broken / "pages/notes.md").write_text(text, "utf-8")
+    assert len(text.encode()) == content.MAX_BYTES
+    assert check(broken, capsys)[:2] == (0, [])
+
+
+def test_the_alias_bomb_never_expands(broken):
+    (broken / "pages/notes.md").write_text(notes(tags=ALIAS_BOMB), "utf-8")
+    assert len(ALIAS_BOMB) < 400
+    with pytest.raises(ContentError) as caught:
+        load(broken)
+    assert len(str(caught.value)) < 1000
+
+
+def test_raw_html_in_topic_text_is_refused(broken, capsys):
+    topic = broken / "topics/positional-encoding.md"
+    topic.write_text(topic.read_text("utf-8") + "\n<script>alert(1)</script>\n", "utf-8")
+    lines = topic.read_text("utf-8").splitlines()
+    code, problems, _ = check(broken, capsys)
+    assert code == 1
+    assert [(p, n) for p, n, _ in problems] == [
+        ("topics/positional-encoding.md", lines.index("<script>alert(1)</script>") + 1)
+    ]
+
+
+def test_site_images_and_outside_links_are_fine(broken, capsys):
+    body = (
+        "See ![a diagram](figures/diagram.png) and ![up](../img/x.png),\n"
+        "the [paper](https://arxiv.org/abs/1706.03762), [mail](mailto:a@b.c),\n"
+        "[a section](#section-2), a literal &lt;b&gt; and `<code>` in backticks.\n"
+    )
+    (broken / "pages/notes.md").write_text(notes(body=body), "utf-8")
+    assert check(broken, capsys)[:2] == (0, [])
+
+
+def test_a_javascript_link_is_refused_or_left_as_text():
+    from markdown_it import MarkdownIt
+
+    problems = []
+    content._check_markdown(Path("p.md"), "[x](javascript:alert(1)) [y](<vbscript:z>)", 5, problems)
+    rendered = MarkdownIt("gfm-like").render("[x](javascript:alert(1))")
+    # markdown-it itself never makes such a link; if it did, the check would say so.
+    assert "href" not in rendered
+    assert all(p.line == 5 and "only http, https and mailto" in p.message for p in problems)
+
+
+def test_check_of_every_hostile_file_at_once_prints_no_traceback(tmp_path):
+    import sys
+
+    root = tmp_path / "content"
+    shutil.copytree(CONTENT, root)
+    for n, (data, _, _) in enumerate(HOSTILE.values()):
+        (root / f"pages/hostile-{n}.md").write_bytes(data.replace(b"slug: notes", b"slug: h%d" % n))
+    (root / "pages/folder.md").mkdir()
+    before = snapshot(root)
+    result = subprocess.run(
+        [sys.executable, "-m", "posviz.cli", "check", "--content", str(root)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(Path(content.__file__).parents[1])},
+    )
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    problems = result.stderr.strip().splitlines()[1:]
+    assert all(PROBLEM_LINE.match(line) for line in problems), problems
+    assert {Path(PROBLEM_LINE.match(line)["path"]).name for line in problems} == {
+        *(f"hostile-{n}.md" for n in range(len(HOSTILE))),
+        "folder.md",
+    }
+    assert snapshot(root) == before
+
+
+def test_random_corruptions_are_problems_never_crashes(tmp_path):
+    """Bytes inserted, deleted and flipped in real files: load reports or accepts, never
+    raises anything else (a seeded search found a control character crash this way)."""
+    root = tmp_path / "content"
+    shutil.copytree(CONTENT, root)
+    files = sorted(root.rglob("*.md"))
+    originals = {path: path.read_bytes() for path in files}
+    pieces = [b"---", b"\n", b":", b"- ", b"[", b"{", b"&a ", b"*a", b"!!", b"\0", b"\xff"]
+    pieces += [b"\xef\xbb\xbf", b"## ", b"::: figure ", b"<b>", b"'", b'"', b"?", b"\t"]
+    pieces += [b"9" * 30, "\u0669".encode(), b"\r", "\u2028".encode(), b"\x1b", b"`", b"\\"]
+    rng = random.Random(8)
+    for _ in range(400):
+        path = rng.choice(files)
+        data = bytearray(originals[path])
+        for _ in range(rng.randint(1, 4)):
+            at = rng.randrange(len(data) + 1)
+            choice = rng.random()
+            if choice < 0.4:
+                data[at:at] = rng.choice(pieces)
+            elif choice < 0.7:
+                del data[at : at + rng.randint(1, 20)]
+            else:
+                data[at : at + 1] = bytes([rng.randrange(256)])
+        path.write_bytes(bytes(data))
+        try:
+            load(root)
+        except ContentError as error:
+            assert all(p.line >= 0 and "\n" not in p.message for p in error.problems)
+        path.write_bytes(originals[path])
+
+
+def test_check_of_a_folder_that_does_not_exist_says_so(tmp_path, capsys):
+    assert main(["check", "--content", str(tmp_path / "nowhere")]) == 1
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'nowhere'}:0: no such folder; give the folder that holds pages/" in err

@@ -1,18 +1,21 @@
 """Every figure: its sliders, its registry entry, and what it draws in Bokeh."""
 
 import importlib
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import holoviews as hv
 import numpy as np
+import panel as pn
 import param
 import pytest
 from bokeh.models import GlyphRenderer
 
 import posviz.figures
 from posviz.figures import FIGURES, AttentionCost, ClockHands, Figure, ParameterBudget, QueryReach
+from posviz.figures.controls import SnapBack
 from posviz.figures.parameter_budget import PRESETS
 from posviz.maths import budget, cost, encoding, reach
 
@@ -27,7 +30,7 @@ def test_registry_holds_every_figure_class_of_the_package_by_its_id():
     modules = sorted(
         f"posviz.figures.{path.stem}"
         for path in Path(posviz.figures.__file__).parent.glob("*.py")
-        if path.stem not in ("__init__", "base")
+        if path.stem not in ("__init__", *posviz.figures.NOT_FIGURES)
     )
     defined = [
         cls
@@ -300,3 +303,455 @@ print(sorted(m for m in ("pandas", "dateutil", "pytz") if m in sys.modules))
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+# --- every figure, every slider ---------------------------------------------------
+#
+# Each figure class in FIGURES is built with each slider at a value other than its
+# default (one at a time, then all together), and both its values and the data it
+# draws are checked against the maths, computed here from the values asked for.
+
+
+def slider_values(figure) -> dict:
+    return {name: getattr(figure, name) for name in figure.sliders()}
+
+
+def spans(dynamic_map) -> list[float]:
+    """Locations of the vertical lines (hv.VLine) of a rendered plot."""
+    from bokeh.models import Span
+
+    return [span.location for span in hv.render(dynamic_map).select(Span)]
+
+
+def other_value(figure, name):
+    """A value the figure accepts for ``name``, other than its default, well away from it."""
+    parameter = figure.param[name]
+    default = parameter.default
+    if isinstance(parameter, param.Selector):
+        return next(choice for choice in parameter.objects if choice != default)
+    low, high = parameter.bounds
+    step = parameter.step or 1
+    up, down = (high - default) // step, (default - low) // step
+    candidates = [default + step * max(1, up // 2)] if up > 0 else []
+    candidates += [default - step * max(1, down // 2)] if down > 0 else []
+    candidates += [default + step, default - step, high, low]
+    for value in candidates:
+        if value != default and low <= value <= high:
+            try:
+                parameter._validate(value)
+            except ValueError:
+                continue
+            return value
+    raise AssertionError(f"no other value found for {type(figure).__name__}.{name}")
+
+
+def expected_values(cls, asked: dict) -> dict:
+    """Every slider's value once ``cls(**asked)`` is built, by the documented rules."""
+    values = {name: cls.param[name].default for name in cls().sliders()} | asked
+    if cls is ParameterBudget:
+        # Sizes given win; the rest come from the preset named, else the defaults; the
+        # preset is then the one the sizes match, or custom.
+        sizes = ("d_model", "d_ff", "n_layers", "vocab_size")
+        chosen = PRESETS.get(asked.get("preset"), PRESETS["base"])
+        for name in sizes:
+            values[name] = asked.get(name, chosen[name])
+        now = {name: values[name] for name in sizes}
+        values["preset"] = next((n for n, s in PRESETS.items() if s == now), "custom")
+    return values
+
+
+def budget_by_hand(d, f, n, v) -> dict:
+    """Figure 96's totals from the paper's rules, written out independently of maths."""
+    attention, feed_forward, norm = 4 * (d * d + d), 2 * d * f + f + d, 2 * d
+    return {
+        "embedding": v * d,
+        "attention": 3 * n * attention,
+        "feed-forward": 2 * n * feed_forward,
+        "layer norm": 5 * n * norm,
+        "total": v * d + n * (3 * attention + 2 * feed_forward + 5 * norm),
+    }
+
+
+def drawn_and_expected(figure, values: dict):
+    """(what the figure draws, what the maths says for ``values``) as flat dicts."""
+    drawn, expected = {}, {}
+    if isinstance(figure, ParameterBudget):
+        bars = rendered_sources(figure.plots()[0])[0]
+        drawn = dict(zip(bars["role"], bars["millions"], strict=True))
+        drawn["total"] = figure.total() / 1e6
+        sizes = [values[n] for n in ("d_model", "d_ff", "n_layers", "vocab_size")]
+        by_hand = budget_by_hand(*sizes)
+        counts = budget.parameter_counts(*sizes)
+        expected = {role: count / 1e6 for role, count in counts.items()}
+        expected["total"] = by_hand["total"] / 1e6
+        # The maths module and the hand count agree, role group by role group.
+        assert counts["embedding"] == by_hand["embedding"]
+        assert sum(v for r, v in counts.items() if "attention" in r) == by_hand["attention"]
+        assert sum(v for r, v in counts.items() if "feed-forward" in r) == by_hand["feed-forward"]
+    elif isinstance(figure, ClockHands):
+        pos, d = values["pos"], values["d_model"]
+        omegas = 10000.0 ** (-2.0 * np.arange(d // 2) / d)
+        hands = encoding.hand_indices(d)
+        curves = rendered_sources(figure.plots()[0])
+        for n, i in enumerate(hands):
+            drawn[f"hand {i}"] = curves[n]["value"]
+            expected[f"hand {i}"] = np.sin(curves[n]["position"] * omegas[i])
+        drawn["marks at"], expected["marks at"] = curves[-1]["position"], np.full(len(hands), pos)
+        drawn["marks"] = curves[-1]["value"]
+        expected["marks"] = np.sin(pos * omegas[hands])
+        drawn["pos line"], expected["pos line"] = spans(figure.plots()[0]), [pos]
+        rows, closed = rendered_sources(figure.plots()[1])
+        ks = rows["offset k"]
+        # PE(p)·PE(p+k) = Σ sin(pω)sin((p+k)ω) + cos(pω)cos((p+k)ω) = Σ cos(kω).
+        by_rows = (
+            np.sin(pos * omegas) * np.sin(np.outer(pos + ks, omegas))
+            + np.cos(pos * omegas) * np.cos(np.outer(pos + ks, omegas))
+        ).sum(axis=1)
+        drawn["from rows"], expected["from rows"] = rows["PE(pos)·PE(pos+k)"], by_rows
+        drawn["closed"] = closed["PE(pos)·PE(pos+k)"]
+        expected["closed"] = np.cos(np.outer(ks, omegas)).sum(axis=1)
+    elif isinstance(figure, AttentionCost):
+        k, m = values["k"], values["m"]
+        for source, scheme in zip(rendered_sources(figure.plots()[0]), cost.SCHEMES, strict=True):
+            sides = np.asarray(source["image side S (pixels)"])
+            drawn[scheme] = source["log10 entries per layer"]
+            expected[scheme] = np.log10(
+                {
+                    "global": sides**4,
+                    "window": sides**2 * np.minimum(k, sides) ** 2,
+                    "axial": 2 * sides**2 * np.minimum(m, sides),
+                }[scheme]
+            )
+        drawn["tie line"], expected["tie line"] = spans(figure.plots()[0]), [k]
+        drawn["ratio"], expected["ratio"] = f"= **{k * k / (2 * m):.2f}**", None
+        assert drawn["ratio"] in figure.readout()
+        del drawn["ratio"], expected["ratio"]
+    elif isinstance(figure, QueryReach):
+        geometry = reach.Geometry(
+            **{name: values[name] for name in reach.Geometry.__dataclass_fields__ if name in values}
+        )
+        where = (values["row"], values["col"])
+        for layers, plot in zip((1, 2), figure.plots(), strict=True):
+            grid = reach.reach(values["side"], *where, values["scheme"], layers, geometry)
+            grid = grid.astype(float)
+            grid[where] = 2
+            drawn[f"{layers} layers"] = rendered_sources(plot)[0]["image"][0]
+            expected[f"{layers} layers"] = grid
+        # Geometry sliders show under some schemes only: check the reach under each.
+        asked_scheme = figure.scheme
+        for scheme in reach.SCHEMES:
+            figure.scheme = scheme
+            for layers in (1, 2):
+                drawn[f"scheme {scheme}, {layers}"] = figure.reached(layers)
+                expected[f"scheme {scheme}, {layers}"] = reach.reach(
+                    values["side"], *where, scheme, layers, geometry
+                )
+        figure.scheme = asked_scheme
+    else:
+        raise AssertionError(f"add {type(figure).__name__} to drawn_and_expected")
+    return drawn, expected
+
+
+def assert_same(drawn: dict, expected: dict):
+    assert drawn.keys() == expected.keys()
+    for key in drawn:
+        np.testing.assert_allclose(
+            np.asarray(drawn[key], dtype=float),
+            np.asarray(expected[key], dtype=float),
+            rtol=1e-9,
+            atol=1e-9,
+            err_msg=key,
+        )
+
+
+def differs(a: dict, b: dict) -> bool:
+    return a.keys() != b.keys() or any(
+        np.shape(a[k]) != np.shape(b[k]) or not np.allclose(a[k], b[k], rtol=1e-9, atol=1e-9)
+        for k in a
+    )
+
+
+def one_at_a_time():
+    return [
+        pytest.param(cls, name, id=f"{cls.__name__}.{name}")
+        for cls in FIGURES.values()
+        for name in cls().sliders()
+    ]
+
+
+@pytest.mark.parametrize("cls,name", one_at_a_time())
+def test_each_slider_at_another_value_is_kept_and_drawn(cls, name):
+    value = other_value(cls(), name)
+    figure = cls(**{name: value})
+    values = expected_values(cls, {name: value})
+    assert slider_values(figure) == values
+    assert getattr(figure, name) == value
+    drawn, expected = drawn_and_expected(figure, values)
+    assert_same(drawn, expected)
+    # The slider changes what is drawn, so the check above could have failed.
+    _, at_defaults = drawn_and_expected(cls(), expected_values(cls, {}))
+    assert differs(expected, at_defaults), f"{name} = {value} draws what the defaults draw"
+
+
+@pytest.mark.parametrize("cls", FIGURES.values(), ids=lambda cls: cls.__name__)
+def test_every_slider_at_another_value_at_once_is_kept_and_drawn(cls):
+    # Chosen in declaration order on a live figure, so a bound that depends on an
+    # earlier slider (QueryReach's row and column within the image side) is respected.
+    scratch, asked = cls(), {}
+    for name in scratch.sliders():
+        asked[name] = other_value(scratch, name)
+        setattr(scratch, name, asked[name])
+    figure = cls(**asked)
+    values = expected_values(cls, asked)
+    assert slider_values(figure) == values
+    assert all(getattr(figure, n) == v for n, v in asked.items() if n != "preset")
+    drawn, expected = drawn_and_expected(figure, values)
+    assert_same(drawn, expected)
+
+
+# --- 96: explicit values win over the preset -------------------------------------------
+
+
+def test_explicit_big_sizes_give_the_big_model_and_its_preset_name():
+    figure = ParameterBudget(d_model=1024, d_ff=4096, n_layers=6, vocab_size=37000)
+    assert figure.total() == sum(budget.parameter_counts(**PRESETS["big"]).values())
+    assert figure.total() == budget_by_hand(1024, 4096, 6, 37000)["total"] == 214_245_376
+    assert figure.preset == "big"
+
+
+def test_explicit_sizes_no_preset_has_are_custom():
+    figure = ParameterBudget(d_model=1024)
+    assert (figure.d_model, figure.d_ff, figure.preset) == (1024, 2048, "custom")
+    assert figure.total() == budget_by_hand(1024, 2048, 6, 37000)["total"]
+
+
+@pytest.mark.parametrize(
+    "asked,sizes,preset",
+    [
+        ({"preset": "big"}, PRESETS["big"], "big"),
+        ({"preset": "base"}, PRESETS["base"], "base"),
+        # Sizes given with a preset win over it; the rest come from the preset.
+        ({"preset": "big", "d_model": 512}, {**PRESETS["big"], "d_model": 512}, "custom"),
+        ({"preset": "base", "d_model": 1024, "d_ff": 4096}, PRESETS["big"], "big"),
+        ({"preset": "big", **PRESETS["base"]}, PRESETS["base"], "base"),
+        # "custom" alone names no sizes: the defaults, which are base.
+        ({"preset": "custom"}, PRESETS["base"], "base"),
+    ],
+)
+def test_a_preset_with_explicit_sizes_takes_the_sizes(asked, sizes, preset):
+    figure = ParameterBudget(**asked)
+    assert {name: getattr(figure, name) for name in sizes} == sizes
+    assert figure.preset == preset
+
+
+def test_an_unknown_preset_is_refused_by_name():
+    with pytest.raises(ValueError, match="'ParameterBudget.preset' does not accept 'huge'"):
+        ParameterBudget(preset="huge")
+
+
+def test_choosing_a_preset_after_explicit_sizes_still_moves_them():
+    figure = ParameterBudget(d_model=640)
+    figure.preset = "big"
+    assert slider_values(figure) == {"preset": "big", **PRESETS["big"]}
+
+
+# --- a value the figure refuses from the browser snaps back ---------------------------
+
+
+def browser_widgets(figure):
+    """(name, widget, its Bokeh model, the model's value property) of each control."""
+    from bokeh.document import Document
+
+    layout = figure.__panel__()
+    root = layout.get_root(Document())
+    [controls] = layout.select(pn.Param)
+    for name in figure.sliders():
+        widget = controls._widgets[name]
+        # Made by figures.controls.widgets_for: a layout that builds its own pn.Param
+        # must pass widgets_for(figure) and wrap it in steady(..., figure).
+        assert isinstance(widget, SnapBack), f"{name}: not a snap-back widget"
+        model = widget._models[root.ref["id"]][0]
+        yield name, widget, model, "active" if hasattr(model, "active") else "value"
+
+
+def shown(widget, model, prop):
+    """The figure value the browser's model shows."""
+    value = getattr(model, prop)
+    if prop == "active":
+        return list(widget.values)[value]
+    if hasattr(widget, "labels"):  # a Select shows labels
+        return dict(zip(widget.labels, widget.values, strict=True)).get(value, value)
+    return value
+
+
+def as_sent(widget, prop, value):
+    """What the browser sends for the figure value ``value``."""
+    if prop == "active":
+        return list(widget.values).index(value)
+    if hasattr(widget, "labels"):
+        return widget.labels[list(widget.values).index(value)]
+    return value
+
+
+def refused_values(figure, name, prop):
+    if prop == "active":
+        return [99, -1, None]
+    parameter = figure.param[name]
+    if isinstance(parameter, param.Selector):
+        return ["no such option", "", None]
+    low, high = parameter.bounds
+    refused = [float("nan"), float("inf"), float("-inf"), high + 10**6, low - 10**6]
+    try:
+        parameter._validate(parameter.default + 1)
+    except ValueError:
+        refused.append(parameter.default + 1)  # inside the bounds, refused (an odd d_model)
+    return refused
+
+
+@pytest.mark.parametrize("cls", FIGURES.values(), ids=lambda cls: cls.__name__)
+def test_a_value_the_figure_refuses_from_the_browser_snaps_back(cls, caplog):
+    figure = cls()
+    for name, widget, model, prop in browser_widgets(figure):
+        for bad in refused_values(figure, name, prop):
+            before = getattr(figure, name)
+            try:
+                setattr(model, prop, bad)  # what a websocket message does
+            except ValueError as error:
+                # Bokeh's own property validation refused it before any widget saw it.
+                assert "failed to validate" in str(error)
+            assert getattr(figure, name) == before
+            assert widget.value == before, f"{name}: widget shows {widget.value!r} for {bad!r}"
+            assert shown(widget, model, prop) == before, f"{name}: browser shows {bad!r}"
+        # A good value still moves the figure.
+        good = other_value(figure, name)
+        setattr(model, prop, as_sent(widget, prop, good))
+        assert getattr(figure, name) == widget.value == good
+    assert "Traceback" not in caplog.text
+
+
+def test_choosing_custom_while_the_sizes_are_a_preset_keeps_the_preset_name():
+    figure = ParameterBudget()
+    figure.preset = "custom"
+    assert slider_values(figure) == {"preset": "base", **PRESETS["base"]}
+    figure.d_model = 640
+    figure.preset = "custom"
+    assert (figure.preset, figure.d_model) == ("custom", 640)
+
+
+@pytest.mark.parametrize(
+    "asked,name",
+    [({"side": 10, "row": 12}, "row"), ({"col": 16}, "col"), ({"side": 8, "col": 8}, "col")],
+)
+def test_a_query_asked_for_outside_the_image_is_refused_not_moved(asked, name):
+    side = asked.get("side", 16)
+    with pytest.raises(ValueError, match=f"{name} {asked[name]} is outside a {side}×{side} image"):
+        QueryReach(**asked)
+    # Inside it is kept; a default query is still pulled inside a small image.
+    assert getattr(QueryReach(**{**asked, name: side - 1}), name) == side - 1
+    assert (QueryReach(side=8).row, QueryReach(side=8).col) == (7, 7)
+
+
+# --- slider steps update the drawn plots in place --------------------------------
+
+STEPS = {
+    96: [("d_model", 1024), ("n_layers", 3), ("preset", "big"), ("vocab_size", 5000)],
+    710: [("pos", 13), ("pos", 77), ("d_model", 64), ("pos", 0), ("d_model", 1024), ("pos", 100)],
+    7256: [("k", 8), ("m", 1), ("k", 32), ("m", 256), ("k", 1)],
+    4121: [
+        ("row", 9),
+        ("col", 0),
+        ("scheme", "axial"),
+        ("side", 10),
+        ("row", 2),
+        ("scheme", "block-2d"),
+        ("memory_above", 0),
+        ("side", 40),
+        ("col", 39),
+    ],
+}
+
+
+def glyphs_of(item):
+    """A legend entry's glyphs' y values, rounded: which curve the entry names."""
+    return [
+        np.round(np.asarray(r.data_source.data[r.glyph.y]), 6).tolist()
+        for r in item.renderers
+        if r.visible
+    ]
+
+
+def drawn_state(figures):
+    """Per named Bokeh figure: its title, ranges and every glyph's data, comparable."""
+    from bokeh.models import Plot, Range1d, Span
+
+    state = {}
+    for fig in figures:
+        glyphs = []
+        for r in fig.renderers:
+            if not r.visible:  # HoloViews hides a subplot whose overlay key went away
+                continue
+            if isinstance(r, GlyphRenderer):
+                glyphs.append(
+                    {key: np.asarray(value).tolist() for key, value in r.data_source.data.items()}
+                )
+            elif isinstance(r, Span):
+                glyphs.append({"span": r.location})
+        ranges = [
+            (rng.start, rng.end) if isinstance(rng, Range1d) else tuple(rng.factors)
+            for rng in (fig.x_range, fig.y_range)
+        ]
+        assert isinstance(fig, Plot)
+        # HoloViews appends the renderers of new overlay keys: compare regardless of order.
+        glyphs.sort(key=lambda glyph: json.dumps(glyph, sort_keys=True, default=str))
+        legend = [
+            (item.label.value, json.dumps(glyphs_of(item), sort_keys=True, default=str))
+            for legend in fig.legend
+            for item in legend.items
+            if any(r.visible for r in item.renderers)
+        ]
+        state[fig.name] = {
+            "title": fig.title.text,
+            "ranges": ranges,
+            "glyphs": glyphs,
+            "legend": sorted(legend),
+        }
+    return state
+
+
+@pytest.mark.parametrize("figure_id", sorted(STEPS))
+def test_a_live_view_stepped_by_its_sliders_draws_what_a_fresh_render_draws(figure_id):
+    """In-place updates (data-only steps) leave the page as a full redraw would."""
+    import panel as pn
+    from bokeh.document import Document
+    from bokeh.models import Plot
+
+    figure = FIGURES[figure_id]()
+    doc = Document()
+    doc.add_root(pn.panel(figure).get_root(doc))
+
+    def named(figs):
+        return [f for f in figs if (f.name or "").startswith("posviz-")]
+
+    for name, value in STEPS[figure_id]:
+        setattr(figure, name, value)
+        live = drawn_state(named(doc.select({"type": Plot})))
+        fresh = drawn_state(named(hv.render(plot) for plot in figure.plots()))
+        assert live.keys() == fresh.keys() and live
+        for key in fresh:
+            assert live[key]["title"] == fresh[key]["title"], (name, value, key)
+            assert live[key]["legend"] == fresh[key]["legend"], (name, value, key)
+            for got, want in zip(live[key]["ranges"], fresh[key]["ranges"], strict=True):
+                assert got == pytest.approx(want, abs=1e-9), (name, value, key)
+            assert len(live[key]["glyphs"]) == len(fresh[key]["glyphs"])
+            for got, want in zip(live[key]["glyphs"], fresh[key]["glyphs"], strict=True):
+                assert got.keys() == want.keys(), (name, value, key)
+                for column in want:
+                    if np.asarray(want[column]).dtype.kind in "fiu":
+                        np.testing.assert_allclose(
+                            np.asarray(got[column], dtype=float),
+                            np.asarray(want[column], dtype=float),
+                            atol=1e-9,
+                            err_msg=f"{name}={value} {key} {column}",
+                        )
+                    else:
+                        assert got[column] == want[column], (name, value, key, column)

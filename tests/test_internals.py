@@ -20,8 +20,11 @@ SRC = Path(internals.__file__).resolve().parent
 USED_IN = {
     "_debounce": ["compose/views.py:internals.set_server_debounce"],
     "_validate_bounds": ["figures/base.py:FullBounds"],
-    "_link_docs_worker": ["build/worker.js:_link_docs_worker"],
-    "_convert_json_patch": ["build/worker.js:_convert_json_patch"],
+    "_process_events": ["figures/controls.py:def _process_events"],
+    "_process_property_change": ["figures/controls.py:self._process_property_change("],
+    "_validate": ["figures/controls.py:._validate(value)"],
+    "_link_docs_worker": ["build/export.py:_link_docs_worker"],
+    "_convert_json_patch": ["build/export.py:_convert_json_patch"],
 }
 
 

@@ -21,14 +21,29 @@ def set_server_debounce(milliseconds: int) -> None:
     Syncable._debounce = milliseconds
 
 
-# The static site's worker (build/worker.js) keeps the page's Bokeh document in
-# step with Python as ``panel convert``'s own worker does, through these two
-# functions: ``panel convert`` exposes no public API for a worker of one's own.
+# The static site's worker (build/worker.js; its Python half is RENDER in
+# build/export.py) keeps each page's Bokeh document in step with Python as
+# ``panel convert``'s own worker does, through these two functions: ``panel
+# convert`` exposes no public API for a worker of one's own.
 PYODIDE_WORKER = ("panel.io.pyodide", ("_link_docs_worker", "_convert_json_patch"))
 
 # Param checks a Number's bounds in ``_validate_bounds``; overriding it is the
 # only way to add the allowed range to its error. Used by figures/base.py.
 PARAM_VALIDATE_BOUNDS = ("param", "Number", "_validate_bounds")
+
+# A value the browser sends is applied by ``Syncable._process_events``, which
+# converts it (``_process_property_change``: IntSlider does int(value), a button
+# group indexes its options) and sets the widget, whose pn.Param link sets the
+# figure. A failure anywhere there is logged as a traceback and leaves the
+# browser showing the refused value; Panel has no hook between "the browser
+# sent" and "the widget changed". figures/controls.py (SnapBack) overrides
+# _process_events to check first, with the parameter's own ``_validate``, and
+# send the figure's value back instead.
+SNAP_BACK = [
+    ("panel.reactive", "Syncable", "_process_events"),
+    ("panel.reactive", "Syncable", "_process_property_change"),
+    ("param", "Parameter", "_validate"),
+]
 
 # CPython's private _code_to_hash_pyc is no longer used: build/bytecode.py
 # compiles with py_compile (PycInvalidationMode.UNCHECKED_HASH).
@@ -64,4 +79,4 @@ BOKEH_JS_NAMES = ("index", "has_finished")
 def python_internals() -> list[tuple[str, str, str]]:
     """(module, owner or "", attribute) of each Python internal named above."""
     module, names = PYODIDE_WORKER
-    return [DEBOUNCE, PARAM_VALIDATE_BOUNDS, *[(module, "", n) for n in names]]
+    return [DEBOUNCE, PARAM_VALIDATE_BOUNDS, *SNAP_BACK, *[(module, "", n) for n in names]]

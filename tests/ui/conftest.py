@@ -1,30 +1,26 @@
 """Headless Chromium (Debian's /usr/bin/chromium) driven by Playwright.
 
 Every request that leaves loopback is aborted and recorded, so a test can
-assert that a page needed nothing from the network.
+assert that a page needed nothing from the network (tests/ui/browser.py holds
+the harness, shared with the benchmarks).
 """
 
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
-from pathlib import Path
-from urllib.parse import urlparse
 
 import pytest
 
-CHROMIUM = "/usr/bin/chromium"
-LOOPBACK = {"127.0.0.1", "localhost", "[::1]", "::1"}
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from tests.ui.browser import (  # noqa: F401  (re-exported for other test modules)
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    LOOPBACK,
+    free_port,
+    launch,
+    sealed_context,
+    static_server,
+)
 
 # Fingerprint of the data a named Bokeh plot draws: per renderer, per column,
 # length and sum. It changes whenever the plotted data does.
@@ -51,12 +47,6 @@ FINGERPRINT_JS = """(name) => {
 }"""
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def wait_for_http(url: str, timeout: float, process: subprocess.Popen | None = None):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -72,12 +62,13 @@ def wait_for_http(url: str, timeout: float, process: subprocess.Popen | None = N
 
 @pytest.fixture(scope="session")
 def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (./dev test does)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            launched = launch(playwright)
+        except RuntimeError as error:
+            pytest.fail(str(error))
         yield launched
         launched.close()
 
@@ -92,23 +83,31 @@ def blocked():
 
 
 @pytest.fixture
-def page(browser, blocked):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+def context(browser, blocked):
+    """A fresh sealed profile: its pages share one SharedWorker runtime."""
+    opened = sealed_context(browser, blocked)
+    yield opened
+    opened.close()
 
-    def guard(route):
-        host = urlparse(route.request.url).hostname or ""
-        if route.request.url.startswith(("data:", "blob:")) or host in LOOPBACK:
-            route.continue_()
-        else:
-            blocked.append(route.request.url)
-            route.abort()
 
-    context.route("**/*", guard)
+def new_page(context):
+    """A page of ``context`` that records its uncaught errors in ``page.errors``."""
     opened = context.new_page()
     opened.errors = []
     opened.on("pageerror", lambda error: opened.errors.append(str(error)))
-    yield opened
-    context.close()
+    return opened
+
+
+@pytest.fixture
+def page(context):
+    return new_page(context)
+
+
+@pytest.fixture(scope="module")
+def static_site(built_site):
+    """The built export on a loopback port, for the whole module."""
+    with static_server(built_site) as url:
+        yield url
 
 
 def fingerprint(page, name: str):

@@ -84,6 +84,7 @@ def test_bad_deep_link_shows_a_notice_and_the_page_still_works(served, page, blo
     wait_for_plot(page, "posviz-710-hands")
     notice = page.locator(".posviz-notice")
     notice.wait_for(state="visible")
+    notice.locator("li").nth(3).wait_for()  # the pane shows before its list is drawn
     text = "\n".join(notice.locator("li").all_inner_texts())
     assert "710.pos=abc" in text and "whole number from 0 to 100" in text
     assert "side=999" in text and "from 8 to 64" in text

@@ -11,6 +11,7 @@ The site is built in a sibling folder and swapped into place only when it is
 complete (see target.py). Every failure is one line on stderr and exit 1.
 """
 
+import hashlib
 import json
 import os
 import posixpath
@@ -74,22 +75,117 @@ if not hasattr(pyodide.ffi, "jsnull"):
     pyodide.ffi.jsnull = None  # panel 1.9 expects it; Pyodide 0.27 maps JS null to None
 """
 
+# The Python half of posviz-worker.js. One runtime serves several pages at once,
+# each with its own Bokeh document; every call names its connection and runs
+# with that document as Panel's and Bokeh's current one, so that widgets,
+# deep-link values (pn.state.location is per document) and errors stay with
+# their page. Route names arrive as arguments, never pasted into code.
 RENDER = """
-import json, time
-_marks = [("start", time.perf_counter())]
+import json, sys, time, types
+from contextlib import contextmanager
+
+
+def _posviz_import_panel():
+    # panel.io.cache imports unittest.mock only to key a hash function on Mock
+    # (0.1-0.16 s in Pyodide); a posviz page never hashes a Mock. The stand-in
+    # is in sys.modules only while panel imports: any later import of
+    # unittest.mock gets the real module.
+    class Mock:  # never instantiated
+        pass
+
+    mock = types.ModuleType("unittest.mock")
+    mock.Mock = Mock
+    unittest = types.ModuleType("unittest")
+    unittest.mock = mock
+    stand_ins = {"unittest": unittest, "unittest.mock": mock}
+    if any(name in sys.modules for name in stand_ins):
+        import panel  # noqa: F401  (the real modules are there already)
+        return
+    sys.modules.update(stand_ins)
+    try:
+        import panel  # noqa: F401
+    finally:
+        for name, module in stand_ins.items():
+            if sys.modules.get(name) is module:
+                del sys.modules[name]
+
+
+_posviz_import_panel()
 import panel
-_marks.append(("import panel", time.perf_counter()))
 import holoviews
-_marks.append(("import holoviews", time.perf_counter()))
-from panel.io.pyodide import init_doc, write_doc
-init_doc()
-from posviz.compose.views import servable
-servable(__ROUTE__)
-_marks.append(("build view", time.perf_counter()))
-_rendered = await write_doc()
-_marks.append(("write doc", time.perf_counter()))
-(*_rendered, json.dumps({name: round((t - before) * 1000)
-                        for (_, before), (name, t) in zip(_marks, _marks[1:])}))
+from bokeh.io.doc import set_curdoc as _bokeh_curdoc
+from panel.io.document import MockSessionContext
+from panel.io.pyodide import _convert_json_patch, _link_docs_worker, init_doc, write_doc
+from panel.io.state import set_curdoc as _panel_curdoc, state
+from panel.util import edit_readonly
+
+
+class _PosvizRuntime:
+    def __init__(self):
+        self.docs = {}
+
+    @contextmanager
+    def current(self, connection):
+        doc = self.docs[connection]
+        _bokeh_curdoc(doc)
+        with _panel_curdoc(doc):
+            yield doc
+
+    def render(self, connection, route):
+        from posviz.compose.views import servable
+
+        marks = [("start", time.perf_counter())]
+        init_doc()
+        self.docs[connection] = state.curdoc
+        with self.current(connection) as doc:
+            servable(route)
+            marks.append(("build view", time.perf_counter()))
+            coroutine = write_doc(doc)
+            try:  # write_doc awaits nothing in a worker (there is no DOM)
+                coroutine.send(None)
+            except StopIteration as done:
+                rendered = done.value
+            else:
+                raise RuntimeError("panel's write_doc waited inside the worker")
+            marks.append(("write doc", time.perf_counter()))
+        timings = {
+            name: round((t - before) * 1000) for (_, before), (name, t) in zip(marks, marks[1:])
+        }
+        return json.dumps([*rendered, timings])
+
+    def link(self, connection, send):
+        with self.current(connection) as doc:
+            _link_docs_worker(doc, send, setter="js")
+
+    def patch(self, connection, patch):
+        with self.current(connection) as doc:
+            doc.apply_json_patch(_convert_json_patch(patch), setter="js")
+
+    def location(self, connection, location):
+        with self.current(connection):
+            if state.location:
+                values = json.loads(location)
+                with edit_readonly(state.location):
+                    state.location.param.update(
+                        {k: v for k, v in values.items() if k in state.location.param}
+                    )
+
+    def close(self, connection):
+        if connection not in self.docs:
+            return
+        with self.current(connection) as doc:
+            # What Panel's server does when a session ends, so that the page's
+            # models, locations and views can be collected.
+            session = MockSessionContext(document=doc)
+            for callback in list(doc.session_destroyed_callbacks):
+                try:
+                    callback(session)
+                except Exception as error:
+                    print(f"posviz: closing connection {connection}: {error!r}")
+        del self.docs[connection]
+
+
+posviz_runtime = _PosvizRuntime()
 """
 
 STATUS_CSS = """<style>
@@ -165,32 +261,60 @@ def stable_ids(html: str, name: str) -> str:
     return UUID.sub(replace, html)
 
 
+BUILD_PLACEHOLDER = '"__POSVIZ_BUILD__"'
+
+
+def edit(html: str, page: str, anchor: str, new: str, *, first: bool = False) -> str:
+    """Replace ``anchor`` in the HTML panel convert wrote; a missing anchor fails the build.
+
+    Each edit depends on text Panel writes; if a Panel release changes it, the
+    build must stop rather than ship a page that silently lacks the edit.
+    """
+    if anchor not in html:
+        raise BuildError(
+            f"{page}: the page panel {panel.__version__} wrote lacks {anchor!r}; "
+            "posviz cannot adapt it (see rewrite_page in build/export.py)"
+        )
+    return html.replace(anchor, new, 1 if first else -1)
+
+
+def script_literal(value) -> str:
+    """``value`` as a JavaScript literal that is safe inside a <script> element."""
+    return json.dumps(value).replace("<", "\\u003c")
+
+
 def rewrite_page(html: str, name: str, cdn: bool) -> str:
-    """Offline URLs, the shared worker started first thing, and the loader."""
+    """Offline URLs, the connection to the shared runtime first thing, and the loader."""
+    page = f"{name}.html"
     if not cdn:
-        html = html.replace("https://cdn.bokeh.org/bokeh/release/", BOKEH_DIR)
+        html = edit(html, page, "https://cdn.bokeh.org/bokeh/release/", BOKEH_DIR)
         # No posviz view draws with WebGL: skip parsing that bundle.
-        html = re.sub(r"<script[^>]*bokeh-gl-[^>]*></script>\n?", "", html)
-    # Start Python before the browser parses BokehJS; keep its first messages
-    # until the page's handler exists (the loader replays them).
-    early = (
-        f'<script>window.posvizWorker = new Worker("./posviz-worker.js#{name}");'
-        "posvizWorker.early = []; posvizWorker.onmessage = (e) => posvizWorker.early.push(e);"
-        "posvizWorker.onerror = () => posvizWorker.early.push({data: {type: 'error', "
-        "msg: 'The Python worker script could not be loaded.'}});"
-        "</script>\n"
+        gl = re.compile(r"<script[^>]*bokeh-gl-[^>]*></script>\n?")
+        if not gl.search(html):
+            raise BuildError(
+                f"{page}: the page panel {panel.__version__} wrote has no bokeh-gl script"
+            )
+        html = gl.sub("", html)
+    # Connect to Python before the browser parses BokehJS; messages wait in
+    # posvizWorker.early until the page's handler exists (the loader replays them).
+    connect = resources.files("posviz.build").joinpath("connect.js").read_text("utf-8")
+    connect = connect.replace("__ROUTE__", script_literal(name)).replace(
+        "__BUILD__", BUILD_PLACEHOLDER
     )
-    html = html.replace("<script", early + "<script", 1)
-    html = html.replace(
+    html = edit(html, page, "<script", f"<script>\n{connect}</script>\n<script", first=True)
+    html = edit(
+        html,
+        page,
         f'const pyodideWorker = new Worker("./{name}.js")',
         "const pyodideWorker = window.posvizWorker",
     )
     # The loader joins panel's own worker script, so no message can slip between.
     loader = resources.files("posviz.build").joinpath("loader.js").read_text("utf-8")
-    handler = html.index("pyodideWorker.onmessage")
+    html = edit(html, page, "pyodideWorker.onmessage = ", "pyodideWorker.onmessage = ", first=True)
+    handler = html.index("pyodideWorker.onmessage = ")
     close = html.index("</script>", handler)
     html = html[:close] + loader + html[close:]
-    html = html.replace("</head>", f"{STATUS_CSS}\n</head>", 1)
+    html = edit(html, page, "</head>", f"{STATUS_CSS}\n</head>", first=True)
     return stable_ids(html, name)
 
 
@@ -276,19 +400,35 @@ def precompile(built: list[Path], dist: Path) -> None:
 def write_worker(
     out: Path, wheel_names: list[str], pyodide_url: str, cdn_root: str, python: str
 ) -> None:
-    """The shared worker script, with the site's configuration."""
+    """posviz-worker.js with this build's settings, and the build's id in every page.
+
+    Each wheel carries its sha256, which the worker checks before unpacking. The
+    id (a digest of the worker script, so of every wheel too) names the shared
+    runtime: a page of a newer build never joins an older build's runtime.
+    """
     config = {
         "pyodide": pyodide_url,
         "lock_packages": list(LOCK_PACKAGES),
-        "wheels": [f"{WHEEL_DIR}{name}" for name in wheel_names],
+        "wheels": [
+            {
+                "path": f"{WHEEL_DIR}{name}",
+                "sha256": hashlib.sha256((out / WHEEL_DIR / name).read_bytes()).hexdigest(),
+            }
+            for name in wheel_names
+        ],
         "site_packages": bytecode.site_packages(python),
-        "prelude": PRELUDE.format(cdn_root=cdn_root),
-        "render": RENDER,
+        "prelude": PRELUDE.format(cdn_root=cdn_root) + RENDER,
     }
     template = resources.files("posviz.build").joinpath("worker.js").read_text("utf-8")
-    (out / "posviz-worker.js").write_text(
-        template.replace("__SITE__", json.dumps(config, indent=1)), "utf-8"
-    )
+    script = edit(template, "worker.js", "__SITE__", json.dumps(config, indent=1))
+    (out / "posviz-worker.js").write_text(script, "utf-8")
+    build_id = hashlib.sha256(script.encode("utf-8")).hexdigest()[:16]
+    pages = {
+        page: edit(page.read_text("utf-8"), page.name, BUILD_PLACEHOLDER, json.dumps(build_id))
+        for page in sorted(out.glob("*.html"))
+    }
+    for page, html in pages.items():  # every page checked before any is written
+        page.write_text(html, "utf-8")
 
 
 def site_manifest(out: Path, found: list[Route]) -> None:

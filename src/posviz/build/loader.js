@@ -1,73 +1,133 @@
-// posviz: what the reader sees while Python starts, and if it fails.
+// posviz: what the reader sees while Python starts, and whenever it fails.
 // Wraps the message handler panel convert wrote; body[data-posviz] is
 // "loading", then "live" or "error" (tests and benchmarks wait on it).
+// window.posvizRuntime tells which runtime this page joined (see worker.js).
 (function () {
   const body = document.body;
+  const worker = pyodideWorker;
   body.dataset.posviz = "loading";
   const bar = document.createElement("div");
   bar.className = "posviz-status";
   bar.setAttribute("role", "status");
-  bar.textContent = "Preview · starting Python (1/3)";
   body.appendChild(bar);
   body.classList.remove("pn-loading");
+  let note = ""; // why this start is not an ordinary first start
+  let stage = {stage: "Starting Python", step: 1, of: 3};
+  const lower = (text) => text.charAt(0).toLowerCase() + text.slice(1); // keeps "Python"
+  const sentence = (text) => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
+  const show = () => {
+    const why = note ? `${note} · ` : "";
+    bar.textContent = `Preview · ${why}${lower(stage.stage)} (${stage.step}/${stage.of})`;
+  };
+  show();
 
   function fail(message) {
-    if (body.dataset.posviz === "error") return;
+    const live = body.dataset.posviz === "live";
+    if (body.dataset.posviz === "error") {
+      console.error("posviz:", message);
+      return;
+    }
     body.dataset.posviz = "error";
     body.classList.remove("pn-loading");
     bar.className = "posviz-status posviz-error";
     bar.textContent = "";
     const title = document.createElement("strong");
-    title.textContent = "The live figures could not start. ";
     const detail = document.createElement("span");
-    detail.textContent = message + " The preview above is not interactive; reload to try again.";
+    if (live) {
+      title.textContent = "The live figures stopped working. ";
+      detail.textContent = `${sentence(message)} Reload the page to start them again.`;
+    } else {
+      title.textContent = "The live figures could not start. ";
+      detail.textContent = `${sentence(message)} The preview above is not interactive; reload to try again.`;
+    }
     bar.append(title, detail);
+    if (!bar.isConnected) body.appendChild(bar); // it left the page when it went live
   }
+
+  // Which runtime started last in this browser, and whether it got as far as a
+  // live page: a start that never finished is worth telling the reader about.
+  const KEY = "posviz-runtime";
+  const remember = (id, state) => {
+    try { localStorage.setItem(KEY, JSON.stringify({id, state})); } catch (error) { /* private mode */ }
+  };
+  const recall = () => {
+    try { return JSON.parse(localStorage.getItem(KEY)) || {}; } catch (error) { return {}; }
+  };
 
   // A runtime file that never arrives can leave Pyodide waiting forever: give up
   // with a message rather than spin. Each progress message restarts the clock.
   const STALL_MS = 90000;
-  let stage = "starting Python";
   let watchdog = setTimeout(stalled, STALL_MS);
   function stalled() {
-    if (body.dataset.posviz === "loading") fail(`Loading stopped while ${stage}.`);
+    if (body.dataset.posviz === "loading") fail(`Loading stopped while ${lower(stage.stage)}.`);
   }
 
-  const original = pyodideWorker.onmessage;
-  pyodideWorker.onmessage = async (event) => {
+  const RESTARTS = 2;
+  let restarts = 0;
+  let startSent = false;
+  const original = worker.onmessage;
+  worker.onmessage = async (event) => {
     const msg = event.data;
-    if (msg.type === "progress") {
-      stage = msg.stage.toLowerCase();
-      clearTimeout(watchdog);
-      watchdog = setTimeout(stalled, STALL_MS);
-      bar.textContent = `Preview · ${msg.stage.toLowerCase()} (${msg.step}/${msg.of})`;
-      return;
-    }
-    if (msg.type === "error") {
-      fail(msg.msg);
-      return;
-    }
-    if (msg.type === "status") return;
     try {
+      if (msg.type === "hello") {
+        window.posvizRuntime = msg.runtime;
+        worker.watch(msg.runtime.id);
+        const last = recall();
+        if (msg.runtime.state === "waiting" && last.id && last.id !== msg.runtime.id
+            && last.state === "starting" && !note) {
+          note = "the last start of Python did not finish, so a new one starts";
+        }
+        if (msg.runtime.state !== "ready") remember(msg.runtime.id, "starting");
+        if (startSent) worker.postMessage({type: "start"}); // a new runtime after a restart
+        return;
+      }
+      if (msg.type === "progress") {
+        window.posvizRuntime = msg.runtime;
+        stage = msg;
+        clearTimeout(watchdog);
+        watchdog = setTimeout(stalled, STALL_MS);
+        show();
+        return;
+      }
+      if (msg.type === "lost") {
+        // The runtime went away (it crashed, or the browser ended it).
+        if (body.dataset.posviz === "loading" && restarts < RESTARTS) {
+          restarts += 1;
+          note = "Python stopped while starting, so it starts again";
+          stage = {stage: "Starting Python", step: 1, of: 3};
+          show();
+          worker.connect();
+        } else {
+          fail("The Python runtime stopped.");
+        }
+        return;
+      }
+      if (msg.type === "error") {
+        if (msg.runtime) window.posvizRuntime = msg.runtime;
+        if (msg.detail) console.error("posviz:", msg.detail);
+        fail(msg.msg);
+        return;
+      }
+      if (msg.type === "status") return;
       await original(event);
+      if (msg.type === "render") {
+        clearTimeout(watchdog);
+        body.classList.remove("pn-loading");
+        body.dataset.posviz = "live";
+        window.posvizLiveMs = performance.now();
+        window.posvizTimings = msg.timings;
+        window.posvizRuntime = msg.runtime;
+        remember(msg.runtime.id, "ready");
+        bar.remove();
+      }
     } catch (error) {
-      fail(String(error));
-      return;
-    }
-    if (msg.type === "render") {
-      clearTimeout(watchdog);
-      body.classList.remove("pn-loading");
-      body.dataset.posviz = "live";
-      window.posvizLiveMs = performance.now();
-      window.posvizTimings = msg.timings;
-      bar.remove();
+      fail(String((error && error.message) || error));
     }
   };
   // Let Python start once the pre-rendered figures are on screen (or after a
   // short wait if there is nothing to draw).
-  let startSent = false;
   const start = () => {
-    if (!startSent) { startSent = true; pyodideWorker.postMessage({type: "start"}); }
+    if (!startSent) { startSent = true; worker.postMessage({type: "start"}); }
   };
   const whenPainted = () => {
     const roots = window.Bokeh && Bokeh.index && Bokeh.index.roots;
@@ -80,7 +140,5 @@
   requestAnimationFrame(whenPainted);
   setTimeout(start, 2000);
 
-  for (const event of pyodideWorker.early || []) pyodideWorker.onmessage(event);
-  pyodideWorker.early = [];
-  pyodideWorker.onerror = (event) => fail(`The Python worker failed: ${event.message || "it could not be loaded"}.`);
+  for (const event of worker.early.splice(0)) worker.onmessage(event);
 })();

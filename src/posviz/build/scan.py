@@ -5,8 +5,16 @@ and frames; CSS ``url()`` and ``@import``; JS ``importScripts``, ``fetch``,
 ``import`` and ``new Worker``/``new URL`` with absolute URLs; and, anywhere,
 the hosts that stock ``panel convert`` output loads from. Links a reader
 clicks (``<a href>``) and XML namespace strings are not fetches.
+
+A page's text is not in its HTML as markup: the pre-rendered Bokeh document
+sits in a ``<script type="application/json">`` block, where Panel's markup is
+a JSON string, HTML-escaped once or twice. The scan decodes those blocks and
+looks at every string as the browser will render it, so an ``<img>`` with an
+outside URL inside rendered text is found like any other.
 """
 
+import html
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +47,10 @@ JS_FETCH = re.compile(
     r"(?:\[\s*)?[\"'`](" + ABSOLUTE + ")",
     re.I,
 )
+JSON_SCRIPT = re.compile(
+    r"<script\b[^>]*\btype\s*=\s*[\"']?application/json[\"']?[^>]*>(.*?)</script\s*>",
+    re.I | re.S,
+)
 HOSTS = re.compile(
     r"(?:https?:)?//(?:" + "|".join(map(re.escape, KNOWN_HOSTS)) + r")[^\s\"'`)<>]*", re.I
 )
@@ -46,6 +58,8 @@ HOSTS = re.compile(
 
 @dataclass(frozen=True)
 class Finding:
+    """An outside URL a built file would fetch, and where."""
+
     path: Path
     line: int
     url: str
@@ -54,7 +68,49 @@ class Finding:
         return f"{self.path}:{self.line}: would fetch {self.url}"
 
 
+def _strings(value):
+    """Every string in a decoded JSON value, keys included."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def _rendered(block: str):
+    """The markup a JSON block holds, as a browser would see it (up to two unescapes)."""
+    try:
+        strings = list(_strings(json.loads(block)))
+    except ValueError:
+        strings = [block]
+    for string in strings:
+        layer = string
+        for _ in range(3):
+            yield layer
+            unescaped = html.unescape(layer)
+            if unescaped == layer:
+                break
+            layer = unescaped
+
+
 def scan_text(text: str, suffix: str) -> list[tuple[int, str]]:
+    """(line, URL) of every outside fetch in ``text``, a file's content of type ``suffix``."""
+    found = dict.fromkeys(_scan(text, suffix))
+    if suffix == ".html":
+        for block in JSON_SCRIPT.finditer(text):
+            line = text.count("\n", 0, block.start()) + 1
+            for markup in _rendered(block.group(1)):
+                if "//" in markup:
+                    found.update(dict.fromkeys((line, url) for _, url in _scan(markup, ".html")))
+    return sorted(found)
+
+
+def _scan(text: str, suffix: str) -> list[tuple[int, str]]:
     patterns = {
         ".html": [HTML_FETCH, CSS_FETCH, JS_FETCH],
         ".css": [CSS_FETCH],

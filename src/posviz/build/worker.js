@@ -1,102 +1,267 @@
-// posviz: the one Python worker every page of the static site shares.
-// The page names its route in the hash: new Worker("posviz-worker.js#figure-710").
+// posviz: the Python runtime that every page of the static site shares.
+// As a SharedWorker it serves every connected page (and figure iframe) its own
+// Bokeh document over that page's MessagePort; as a dedicated worker (browsers
+// without SharedWorker) it serves the one page that started it. The protocol
+// is the same: the page says "hello" with its route, then "start" once its
+// pre-rendered figures are painted; Python answers with "render", then the two
+// sides exchange "patch" messages as in Panel's pyodide-worker target.
 // Every byte comes from the site's own folder; the build fills in SITE.
 const SITE = __SITE__;
-const ROUTE = decodeURIComponent(self.location.hash.slice(1));
+const SHARED =
+  typeof SharedWorkerGlobalScope !== "undefined" && self instanceof SharedWorkerGlobalScope;
 const here = (path) => new URL(path, self.location.href).href;
-const started = performance.now();
-// Pyodide's start fills both cores; wait until the page has painted its
-// pre-rendered figures (the page says "start") so that they appear at once.
-let go;
-const allowed = new Promise((resolve) => { go = resolve; });
-
-function progress(stage, step) {
-  self.postMessage({type: "progress", stage, step, of: 3,
-                    ms: Math.round(performance.now() - started)});
-}
-
-function sendPatch(patch, buffers) {
-  self.postMessage({type: "patch", patch, buffers});
-}
-
-async function startApplication() {
-  try {
-    // Fetching costs no CPU: start it while the page is still painting.
-    const fetched = SITE.wheels.map((wheel) => fetch(here(wheel)).then((response) => {
-      if (!response.ok) throw new Error(`${wheel}: HTTP ${response.status}`);
-      return response.arrayBuffer();
-    }));
-    await allowed;
-    const timings = {};
-    const lap = (name, since) => { timings[name] = Math.round(performance.now() - since); };
-    progress("Starting Python", 1);
-    let since = performance.now();
-    importScripts(here(SITE.pyodide + "pyodide.js"));
-    self.pyodide = await loadPyodide({indexURL: here(SITE.pyodide), fullStdLib: false});
-    self.pyodide.globals.set("sendPatch", sendPatch);
-    lap("start pyodide", since);
-    progress("Installing packages", 2);
-    since = performance.now();
-    await self.pyodide.loadPackage(SITE.lock_packages,
-                                   {messageCallback: () => {}, checkIntegrity: true});
-    // Pure wheels need no resolver: unpack them straight into site-packages.
-    for (const wheel of await Promise.all(fetched)) {
-      self.pyodide.unpackArchive(wheel, "wheel", {extractDir: SITE.site_packages});
-    }
-    lap("install packages", since);
-    progress("Building the page", 3);
-    self.pyodide.runPython(SITE.prelude);
-    const result = await self.pyodide.runPythonAsync(
-      SITE.render.replace("__ROUTE__", JSON.stringify(ROUTE)));
-    const [docs_json, render_items, root_ids, python] = result.toJs();
-    result.destroy();
-    Object.assign(timings, JSON.parse(python));
-    timings["worker total"] = Math.round(performance.now() - started);
-    self.postMessage({type: "render", docs_json, render_items, root_ids, timings});
-  } catch (error) {
-    self.postMessage({type: "error", msg: String(error && error.message || error)});
-  }
-}
-
-async function run(code) {
-  try {
-    await self.pyodide.runPythonAsync(code);
-  } catch (error) {
-    self.postMessage({type: "error", msg: String(error && error.message || error)});
-  }
-}
-
-self.onmessage = async (event) => {
-  const msg = event.data;
-  if (msg.type === "start") {
-    go();
-  } else if (msg.type === "rendered") {
-    await run(`
-from panel.io.state import state
-from panel.io.pyodide import _link_docs_worker
-_link_docs_worker(state.curdoc, sendPatch, setter="js")
-`);
-  } else if (msg.type === "patch") {
-    self.pyodide.globals.set("patch", msg.patch);
-    await run(`
-from panel.io.pyodide import _convert_json_patch
-state.curdoc.apply_json_patch(_convert_json_patch(patch), setter="js")
-`);
-    self.postMessage({type: "idle"});
-  } else if (msg.type === "location") {
-    self.pyodide.globals.set("location", msg.location);
-    await run(`
-import json
-from panel.io.state import state
-from panel.util import edit_readonly
-if state.location:
-    loc_data = json.loads(location)
-    with edit_readonly(state.location):
-        state.location.param.update({
-            k: v for k, v in loc_data.items() if k in state.location.param
-        })
-`);
-  }
+const born = performance.now();
+const since = (t) => Math.round(performance.now() - t);
+// What a page can learn about the runtime it joined (tests and benchmarks read it).
+const RUNTIME = {
+  id: Math.random().toString(36).slice(2, 10),
+  shared: SHARED,
+  connections: 0, // pages that have connected, ever
+  open: 0, // pages connected now
+  state: "waiting", // waiting, starting, ready or failed
+  stage: null,
+  timings: {},
 };
+const connections = new Map();
+// Held while this runtime lives: a page waiting for it learns when it dies.
+// Pages hear "hello" only once it is held, so none can be granted it first.
+const holding = self.navigator && navigator.locks
+  ? new Promise((held) => navigator.locks.request(`posviz runtime ${RUNTIME.id}`, () => {
+    held();
+    return new Promise(() => {});
+  }))
+  : Promise.resolve();
+let python = null; // the Python side's entry points, once ready
 
-startApplication();
+// Pyodide's start fills both cores: it waits until the first page has painted
+// its pre-rendered figures (that page says "start").
+let allow;
+const allowed = new Promise((resolve) => { allow = resolve; });
+
+function describe(error) {
+  const text = String((error && error.message) || error);
+  // A Python traceback: the reader gets its last line, the console all of it.
+  const lines = text.trim().split("\n").filter((line) => line.trim());
+  return {msg: lines.length ? lines[lines.length - 1].trim() : text, detail: text};
+}
+
+function runtimeInfo(connection) {
+  return {
+    id: RUNTIME.id, shared: RUNTIME.shared, connection: connection.id,
+    connections: RUNTIME.connections, open: RUNTIME.open, state: RUNTIME.state,
+    joined: connection.joined,
+  };
+}
+
+function stage(name, step) {
+  RUNTIME.stage = {stage: name, step, of: 3};
+  for (const connection of connections.values()) {
+    if (!connection.rendered) connection.progress();
+  }
+}
+
+async function sha256(buffer) {
+  const digest = await crypto.subtle.digest("SHA-256", buffer);
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// Fetching costs no CPU: it starts as soon as the worker does.
+const fetched = SITE.wheels.map(({path, sha256: expected}) =>
+  fetch(here(path)).then(async (response) => {
+    if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
+    const bytes = await response.arrayBuffer();
+    const actual = await sha256(bytes);
+    if (actual !== expected) {
+      throw new Error(`${path} is corrupt: its sha256 is ${actual}, the build wrote ${expected}`);
+    }
+    return bytes;
+  }));
+fetched.forEach((promise) => promise.catch(() => {})); // reported by boot()
+
+async function boot() {
+  await allowed;
+  RUNTIME.state = "starting";
+  const timings = RUNTIME.timings;
+  stage("Starting Python", 1);
+  let t = performance.now();
+  importScripts(here(SITE.pyodide + "pyodide.js"));
+  const pyodide = await loadPyodide({indexURL: here(SITE.pyodide), fullStdLib: false});
+  timings["start pyodide"] = since(t);
+  stage("Installing packages", 2);
+  t = performance.now();
+  // loadPackage reports a failed package (a hash mismatch, a missing file) to
+  // errorCallback and carries on; stop here instead of failing later on import.
+  const problems = [];
+  await pyodide.loadPackage(SITE.lock_packages, {
+    messageCallback: () => {},
+    errorCallback: (message) => problems.push(message),
+    checkIntegrity: true,
+  });
+  const missing = SITE.lock_packages.filter((name) => !(name in pyodide.loadedPackages));
+  if (problems.length || missing.length) {
+    throw new Error(`Could not load ${missing.join(", ") || "a package"}: ${problems.join(" ") || "no reason given"}`);
+  }
+  // Pure wheels need no resolver: unpack them straight into site-packages.
+  for (const [index, bytes] of (await Promise.all(fetched)).entries()) {
+    try {
+      pyodide.unpackArchive(bytes, "wheel", {extractDir: SITE.site_packages});
+    } catch (error) {
+      throw new Error(`${SITE.wheels[index].path} could not be unpacked: ${describe(error).msg}`);
+    }
+  }
+  timings["install packages"] = since(t);
+  t = performance.now();
+  pyodide.runPython(SITE.prelude);
+  timings["import panel and holoviews"] = since(t);
+  python = pyodide.globals.get("posviz_runtime");
+  RUNTIME.state = "ready";
+  timings["runtime ready"] = since(born);
+}
+
+let booting = null;
+function runtime() {
+  if (!booting) {
+    booting = boot().catch((error) => {
+      RUNTIME.state = "failed";
+      console.error("posviz: the Python runtime could not start:", describe(error).detail);
+      throw error;
+    });
+  }
+  return booting;
+}
+
+class Connection {
+  constructor(port) {
+    this.port = port;
+    this.id = ++RUNTIME.connections;
+    RUNTIME.open += 1;
+    this.joined = RUNTIME.state; // "ready": this page found Python running
+    this.rendered = false;
+    this.closed = false;
+    this.painted = false; // the page said "start": its preview is on screen
+    this.started = new Promise((resolve) => {
+      this.start = () => { this.painted = true; resolve(); };
+    });
+    this.chain = Promise.resolve();
+    this.connected = performance.now();
+    connections.set(this.id, this);
+  }
+
+  post(message) {
+    if (!this.closed) this.port.postMessage(message);
+  }
+
+  progress() {
+    if (RUNTIME.stage) {
+      this.post({type: "progress", ...RUNTIME.stage, ms: since(this.connected),
+                 runtime: runtimeInfo(this)});
+    }
+  }
+
+  error(error) {
+    const {msg, detail} = describe(error);
+    console.error(`posviz: page ${this.route} (connection ${this.id}):`, detail);
+    this.post({type: "error", msg, detail, runtime: runtimeInfo(this)});
+  }
+
+  // Messages of one page are handled in order, each in its own try: one bad
+  // message cannot leave the page waiting for an answer that never comes.
+  receive(message) {
+    this.chain = this.chain.then(() => this.handle(message)).catch((error) => this.error(error));
+  }
+
+  async handle(message) {
+    switch (message.type) {
+      case "hello":
+        this.route = String(message.route);
+        await holding;
+        this.post({type: "hello", runtime: runtimeInfo(this)});
+        // The page holds this lock while it lives: once it is ours, the page is gone.
+        if (message.lock && self.navigator && navigator.locks) {
+          navigator.locks.request(String(message.lock), () => this.close());
+        }
+        this.render();
+        return;
+      case "start":
+        this.start();
+        allow();
+        return;
+      case "rendered":
+        python.link(this.id, (patch, buffers) => this.post({type: "patch", patch, buffers}));
+        return;
+      case "patch":
+        try {
+          python.patch(this.id, message.patch);
+        } finally {
+          this.post({type: "idle"});
+        }
+        return;
+      case "location":
+        python.location(this.id, String(message.location));
+        return;
+      default:
+        throw new Error(`posviz worker: unknown message type ${JSON.stringify(message.type)}`);
+    }
+  }
+
+  // Build this page's document as soon as Python is ready; send it once the
+  // page has painted its preview (the live figures replace the preview).
+  async render() {
+    try {
+      this.progress();
+      await runtime();
+      if (this.closed) return;
+      this.stageBuilding();
+      const t = performance.now();
+      const [docs_json, render_items, root_ids, timings] = JSON.parse(
+        python.render(this.id, this.route));
+      timings["build page"] = since(t);
+      // Awaiting even a settled promise would let the next page's build run
+      // first: a page that has painted gets its document the moment it is built.
+      if (!this.painted) await this.started;
+      timings["worker total"] = since(born);
+      timings["connection total"] = since(this.connected);
+      this.rendered = true;
+      this.post({type: "render", docs_json, render_items, root_ids,
+                 timings: {...RUNTIME.timings, ...timings}, runtime: runtimeInfo(this)});
+    } catch (error) {
+      this.error(error);
+      if (RUNTIME.state === "failed") this.failed();
+    }
+  }
+
+  stageBuilding() {
+    this.post({type: "progress", stage: "Building the page", step: 3, of: 3,
+               ms: since(this.connected), runtime: runtimeInfo(this)});
+  }
+
+  failed() {
+    // A runtime that could not start is of no use to the next page: end it so
+    // that a reload starts a fresh one (every open page has been told why).
+    if (SHARED) setTimeout(() => self.close(), 100);
+  }
+
+  close() {
+    if (this.closed) return;
+    this.closed = true;
+    RUNTIME.open -= 1;
+    connections.delete(this.id);
+    if (python) {
+      try { python.close(this.id); } catch (error) { console.error(error); }
+    }
+  }
+}
+
+function accept(port) {
+  const connection = new Connection(port);
+  port.onmessage = (event) => connection.receive(event.data || {});
+  // Chromium fires "close" when the page is gone; its document can go too.
+  port.addEventListener("close", () => connection.close());
+  return connection;
+}
+
+if (SHARED) {
+  self.onconnect = (event) => accept(event.ports[0]);
+} else {
+  accept(self);
+}

@@ -15,6 +15,7 @@ import panel as pn
 
 from posviz.compose.routes import figure_route, href
 from posviz.compose.style import FIGURE_BODY_CSS, NO_MIN_WIDTH, REDUCED_MOTION, TEXT_CSS, WIDGET_CSS
+from posviz.figures.controls import steady, widgets_for
 
 WRAP_CSS = ":host { flex-wrap: wrap; gap: 8px; row-gap: 8px; }"
 
@@ -94,18 +95,21 @@ def figure_layout(figure: object) -> pn.Column:
     # One plot: controls in a column beside it, wrapping above it when narrow.
     # Two plots: controls in a wrapping row above, so the plots get the width.
     beside = len(plots) == 1
-    controls = pn.Param(
-        figure.param,
-        parameters=figure.sliders(),
-        widgets=figure.widgets,
-        show_name=False,
-        default_layout=WrappingRow,
-        css_classes=["posviz-controls"],
-        **(
-            {"width": 230, "sizing_mode": "fixed"}
-            if beside
-            else {"sizing_mode": "stretch_width", "styles": {"flex": "1 1 100%"}}
+    controls = steady(
+        pn.Param(
+            figure.param,
+            parameters=figure.sliders(),
+            widgets=widgets_for(figure),  # a value the figure refuses snaps back
+            show_name=False,
+            default_layout=WrappingRow,
+            css_classes=["posviz-controls"],
+            **(
+                {"width": 230, "sizing_mode": "fixed"}
+                if beside
+                else {"sizing_mode": "stretch_width", "styles": {"flex": "1 1 100%"}}
+            ),
         ),
+        figure,
     )
     for widget in controls.select(pn.widgets.Widget):
         widget.param.update(width=210, stylesheets=[*widget.stylesheets, WIDGET_CSS])

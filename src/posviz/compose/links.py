@@ -5,6 +5,12 @@ one figure, or only one of its figures has that parameter, the bare name
 (``pos=12``) is accepted too. A value that is not a number, is out of bounds,
 or names an unknown key is ignored, and the notice says which and why. URL
 text is escaped before it is shown: nothing from the URL becomes HTML.
+
+A link is data from anyone: at most ``MAX_FIELDS`` settings are read, URL
+text in the notice is cut to ``MAX_TEXT`` characters and the notice lists at
+most ``MAX_SHOWN`` problems. A slider set twice (``pos=1&pos=2``, or ``pos``
+with ``710.pos``) is not guessed at: neither value is applied, and the notice
+says so.
 """
 
 import html
@@ -15,6 +21,16 @@ import panel as pn
 import param
 
 from posviz.compose.style import NOTICE_CSS
+
+MAX_FIELDS = 50
+MAX_SHOWN = 10
+MAX_TEXT = 40
+FIGURE_PREFIX = re.compile(r"[0-9]{1,9}")
+
+
+def clip(text: str) -> str:
+    """URL text cut short for the notice."""
+    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "…"
 
 
 def parse(raw: str, parameter: param.Parameter):
@@ -63,18 +79,19 @@ class DeepLinks:
             )
 
     def key(self, figure_id: int, name: str) -> str:
+        """The query key of a slider: bare on a one-figure view, else ``<id>.<name>``."""
         return name if self.single else f"{figure_id}.{name}"
 
     def resolve(self, key: str):
         """(figure, parameter name) for a query key, or ValueError."""
         if "." in key:
             prefix, name = key.split(".", 1)
-            known = prefix.isascii() and prefix.isdigit()
+            known = FIGURE_PREFIX.fullmatch(prefix)
             figure = self.figures.get(int(prefix)) if known else None
             if figure is None:
-                raise ValueError(f"there is no figure {prefix} on this page")
+                raise ValueError(f"there is no figure {clip(prefix)} on this page")
             if name not in figure.sliders():
-                raise ValueError(f"figure {prefix} has no slider '{name}'")
+                raise ValueError(f"figure {prefix} has no slider '{clip(name)}'")
             return figure, name
         owners = [figure for figure in self.figures.values() if key in figure.sliders()]
         if not owners:
@@ -85,21 +102,49 @@ class DeepLinks:
         return owners[0], key
 
     def apply(self, search: str):
+        """Set the sliders a URL query names; show what was ignored and why."""
         if self._pushing or search == self._seen_search:
             return
         self._seen_search = search
         problems = []
+        fields = [f for f in search.lstrip("?").split("&") if f]
+        pairs = parse_qsl("&".join(fields[:MAX_FIELDS]), keep_blank_values=True)
+        # Where each setting goes, to find a slider that the link sets twice.
+        targets: dict = {}
+        for key, raw in pairs:
+            try:
+                targets.setdefault(self.resolve(key), []).append(f"{clip(key)}={clip(raw)}")
+            except ValueError:
+                pass
         updates: dict = {}
-        for key, raw in parse_qsl(search.lstrip("?"), keep_blank_values=True):
+        reported = set()
+        for key, raw in pairs:
+            written = f"{clip(key)}={clip(raw)}"
             try:
                 figure, name = self.resolve(key)
-                updates.setdefault(figure, {})[name] = (key, raw, parse(raw, figure.param[name]))
+                given = targets[(figure, name)]
+                if len(given) > 1:
+                    if (figure, name) not in reported:
+                        reported.add((figure, name))
+                        problems.append(
+                            f"{', '.join(given)}: the link sets {figure.figure_id}.{name} "
+                            f"{len(given)} times; none of them is applied"
+                        )
+                    continue
+                updates.setdefault(figure, {})[name] = (
+                    written,
+                    parse(raw, figure.param[name]),
+                )
             except ValueError as why:
-                problems.append(f"{key}={raw}: {why}")
+                problems.append(f"{written}: {why}")
+        if len(fields) > MAX_FIELDS:
+            problems.insert(
+                0, f"the link has {len(fields)} settings; only the first {MAX_FIELDS} were read"
+            )
         for figure, values in updates.items():
             # Declaration order, so that an image side is set before a row in it.
             for name in [n for n in figure.sliders() if n in values]:
-                key, raw, value = values[name]
+                written, value = values[name]
                 try:
                     setattr(figure, name, value)
                 except ValueError as why:
@@ -109,18 +154,23 @@ class DeepLinks:
                         if not low <= value <= high
                         else str(why).split("' ", 1)[-1]
                     )
-                    problems.append(f"{key}={raw}: {reason}")
+                    problems.append(f"{written}: {reason}")
         self.show(problems)
 
     def show(self, problems: list[str]):
+        """Show the notice with ``problems`` (escaped, at most MAX_SHOWN), or hide it."""
         if not problems:
             self.notice.visible = False
             return
-        items = "".join(f"<li>{html.escape(problem)}</li>" for problem in problems)
+        shown = problems[:MAX_SHOWN]
+        if len(problems) > MAX_SHOWN:
+            shown.append(f"and {len(problems) - MAX_SHOWN} more")
+        items = "".join(f"<li>{html.escape(problem)}</li>" for problem in shown)
         self.notice.object = f"<strong>Some link settings were ignored</strong><ul>{items}</ul>"
         self.notice.visible = True
 
     def push(self, figure_id: int, *events):
+        """Write slider changes into the URL query without reading them back."""
         self._pushing = True
         try:
             self.location.update_query(

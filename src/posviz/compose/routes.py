@@ -5,10 +5,10 @@ its file name in the export (``page-<slug>.html``); home is ``index``.
 """
 
 import os
-import re
 import sys
 from dataclasses import dataclass
 
+from posviz import content
 from posviz.content import Library, ordered
 
 HOME = "index"
@@ -85,7 +85,7 @@ def href(name: str, fragment: str | None = None) -> str:
 
 def tag_slug(tag: str) -> str:
     """A tag as a URL word: lower case, runs of anything but letters and digits as '-'."""
-    slug = re.sub(r"[^a-z0-9]+", "-", tag.lower()).strip("-")
+    slug = content.tag_slug(tag)  # the rule `posviz check` applies
     if not slug:
         raise ValueError(f"tag {tag!r} has no letter or digit to name its page by")
     return slug

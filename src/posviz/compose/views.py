@@ -23,7 +23,12 @@ WIDTH = 1100
 # Section links (page-x#section-2) point into Panel's shadow roots, where the
 # browser's own fragment scrolling cannot see; find the target and scroll.
 SCROLL_TO_FRAGMENT = """
-const id = decodeURIComponent(window.location.hash.slice(1));
+let id = "";
+try {
+  id = decodeURIComponent(window.location.hash.slice(1));
+} catch (error) {
+  // A malformed fragment (#%E0%A4%A) names no section: stay at the top.
+}
 if (id) {
   const find = (root) => {
     const hit = root.querySelector('[id="' + id.replace(/"/g, '') + '"]');
@@ -46,8 +51,14 @@ def library() -> content.Library:
 
 def text(markdown: str, **kwargs) -> pn.pane.Markdown:
     """A Markdown pane in the site's text style."""
+    # `posviz check` refuses raw HTML in content; should any slip through, it shows as text.
     return pn.pane.Markdown(
-        markdown, stylesheets=[TEXT_CSS], sizing_mode="stretch_width", disable_math=True, **kwargs
+        markdown,
+        stylesheets=[TEXT_CSS],
+        sizing_mode="stretch_width",
+        disable_math=True,
+        renderer_options={"html": False},
+        **kwargs,
     )
 
 

@@ -4,11 +4,12 @@ import holoviews as hv
 import numpy as np
 import param
 
-from posviz.figures.base import PALETTE, QUIET, Figure, Slider, name_plot
+from posviz.figures.base import PALETTE, QUIET, Figure, Slider, in_place, name_plot
 from posviz.maths import cost
 
 SIDES = np.unique(np.round(np.geomspace(1, 256, 200)))
 LABELS = {"global": "global  S⁴", "window": "k×k window  S²·k²", "axial": "axial  2·S²·m"}
+Y = "log10 entries per layer"
 COLOURS = dict(zip(cost.SCHEMES, PALETTE, strict=False))
 
 
@@ -44,19 +45,33 @@ class AttentionCost(Figure):
         """Entries per layer of each scheme at each image side in ``sides``."""
         return cost.entries(sides, self.k, self.m)
 
-    @param.depends("k", "m")
+    def plot_title(self) -> str:
+        """The plot's title at the current sliders."""
+        return f"k = {self.k}, m = {self.m}"
+
+    @param.depends()
     def cost_plot(self):
-        """The three cost curves, log10, with a dotted line at S = k."""
+        """The three cost curves, log10, with a dotted line at S = k.
+
+        Drawn once: a k or m step changes only the curves' y values, the
+        dotted line and the title (the ranges are fixed), which ``_step``
+        updates in place.
+        """
         curves = [
             hv.Curve(
                 (SIDES, np.log10(values)),
                 "image side S (pixels)",
-                "log10 entries per layer",
+                Y,
                 label=LABELS[scheme],
-            ).opts(color=COLOURS[scheme], line_width=3 if scheme != "global" else 2, **QUIET)
+            ).opts(
+                color=COLOURS[scheme],
+                line_width=3 if scheme != "global" else 2,
+                hooks=[self.track(scheme)],
+                **QUIET,
+            )
             for scheme, values in self.entries(SIDES).items()
         ]
-        tie = hv.VLine(self.k).opts(color="#999999", line_dash="dotted")
+        tie = hv.VLine(self.k).opts(color="#999999", line_dash="dotted", hooks=[self.track("tie")])
         return hv.Overlay([*curves, tie]).opts(
             toolbar=None,
             width=620,
@@ -66,9 +81,21 @@ class AttentionCost(Figure):
             ylim=(0, 10),
             xlim=(1, 256),
             logx=True,
-            title=f"k = {self.k}, m = {self.m}",
-            hooks=[name_plot(f"posviz-{self.figure_id}-cost")],
+            title=self.plot_title(),
+            hooks=[name_plot(f"posviz-{self.figure_id}-cost"), self.track("cost")],
         )
+
+    @param.depends("k", "m", watch=True)
+    @in_place
+    def _step(self):
+        """Move the drawn curves, dotted line and title to the current k and m."""
+        for scheme, values in self.entries(SIDES).items():
+            for plot in self.drawn(scheme):
+                plot.handles["source"].data.update({Y: np.log10(values)})
+        for plot in self.drawn("tie"):
+            plot.handles["glyph"].location = self.k
+        for plot in self.drawn("cost"):
+            plot.state.title.text = self.plot_title()
 
     def plots(self):
         """The cost plot."""

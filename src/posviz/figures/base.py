@@ -5,6 +5,9 @@ parameters are the sliders, its ``@param.depends`` methods return HoloViews
 elements, and ``__panel__`` lays out widgets, plot, current values and caption.
 """
 
+import functools
+import weakref
+from contextlib import ExitStack, contextmanager
 from typing import ClassVar
 
 import holoviews as hv
@@ -71,6 +74,17 @@ def name_plot(name: str):
     return hook
 
 
+def in_place(method):
+    """Mark a figure's watcher that updates its drawn plots in place: run it inside ``sending``."""
+
+    @functools.wraps(method)
+    def step(self, *args, **kwargs):
+        with self.sending():
+            return method(self, *args, **kwargs)
+
+    return step
+
+
 class Figure(pn.viewable.Viewer):
     """One explanatory figure: sliders, live plot(s), readout and caption.
 
@@ -87,6 +101,46 @@ class Figure(pn.viewable.Viewer):
     widgets: ClassVar[dict] = {}
     # Parameter name → {word an older deep link used: the value it stands for}.
     link_aliases: ClassVar[dict] = {}
+
+    def track(self, key: str):
+        """A HoloViews hook that remembers each plot drawn under ``key``.
+
+        A slider that changes only data (not what is drawn nor the ranges)
+        does not rebuild the HoloViews element: the figure's watcher updates
+        the remembered plots' Bokeh models in place (``drawn``), so a step
+        sends just the changed columns. Plots are held weakly.
+        """
+        plots = self.__dict__.setdefault("_drawn", {}).setdefault(key, weakref.WeakSet())
+
+        def hook(plot, element):
+            plots.add(plot)
+
+        return hook
+
+    def drawn(self, key: str) -> list:
+        """The live HoloViews plots remembered under ``key`` (see ``track``)."""
+        return list(self.__dict__.get("_drawn", {}).get(key, ()))
+
+    @contextmanager
+    def sending(self):
+        """Hold each Document the figure is drawn in while it is updated in place.
+
+        The changes then go out as after HoloViews' own refresh: Panel's
+        ``hold`` releases them to the session under a server (also from
+        another thread) and to the page in the export, and the plot's
+        ``push`` sends them over the comm in a notebook.
+        """
+        documents = {}
+        for plots in self.__dict__.get("_drawn", {}).values():
+            for plot in list(plots):
+                if plot.document is not None:
+                    documents.setdefault(id(plot.document), plot)
+        with ExitStack() as stack:
+            for plot in documents.values():
+                stack.enter_context(pn.io.hold(plot.document, comm=plot.comm))
+            yield
+        for plot in documents.values():
+            plot.push()
 
     def sliders(self) -> list[str]:
         """Parameter names shown as widgets, in declaration order."""

@@ -6,6 +6,7 @@ from functools import lru_cache
 import holoviews as hv
 import numpy as np
 import param
+from bokeh.core.property.vectorization import value
 
 from posviz.figures.base import (
     INK,
@@ -14,12 +15,16 @@ from posviz.figures.base import (
     EvenSlider,
     Figure,
     Slider,
+    in_place,
     name_plot,
 )
 from posviz.maths import encoding
 
 POSITIONS = np.linspace(0, 100, 801)
 OFFSETS = np.arange(0, 101)
+DOT = "PE(pos)·PE(pos+k)"
+# HoloViews' default y padding of a curve, as a share of its span: the dot plot's range.
+DOT_PADDING = 0.1
 
 
 @lru_cache(maxsize=16)
@@ -83,53 +88,76 @@ class ClockHands(Figure):
         omegas = encoding.frequencies(self.d_model)
         return [(i, float(omegas[i])) for i in encoding.hand_indices(self.d_model)]
 
-    @param.depends("d_model")
+    def hand_labels(self) -> list[str]:
+        """The legend's entry for each drawn hand."""
+        return [f"dim {2 * i}: one turn per {2 * math.pi / omega:.1f}" for i, omega in self.hands()]
+
+    @param.depends()
     def hand_curves(self):
-        """The hands' sine curves: they change with d_model only, so a pos step resends none."""
+        """The hands' sine curves: a d_model step replaces their values and legend entries."""
         table = _hand_table(self.d_model)
         return hv.Overlay(
             [
-                hv.Curve(
-                    (POSITIONS, table[:, n]),
-                    "position",
-                    "value",
-                    label=f"dim {2 * i}: one turn per {2 * math.pi / omega:.1f}",
-                ).opts(color=PALETTE[n], line_width=2, **QUIET)
-                for n, (i, omega) in enumerate(self.hands())
+                hv.Curve((POSITIONS, table[:, n]), "position", "value", label=label).opts(
+                    color=PALETTE[n], line_width=2, hooks=[self.track(f"hand{n}")], **QUIET
+                )
+                for n, label in enumerate(self.hand_labels())
             ]
         )
 
-    @param.depends("pos", "d_model")
-    def pos_marks(self):
-        """The dotted line at pos and a mark where each hand crosses it."""
+    def marks(self) -> tuple[np.ndarray, np.ndarray]:
+        """(positions, values) of the marks where each drawn hand crosses pos."""
         at_pos = self.encoded([self.pos])[0]
-        marks = hv.Scatter(
-            [(self.pos, at_pos[2 * i]) for i, _ in self.hands()],
-            "position",
-            "value",
-        )
-        return hv.VLine(self.pos).opts(color=INK, line_dash="dotted") * marks.opts(
-            color=INK, size=7, **QUIET
-        )
+        values = np.array([at_pos[2 * i] for i, _ in self.hands()])
+        return np.full(len(values), self.pos), values
 
-    @param.depends("pos", "d_model")
+    @param.depends()
+    def pos_marks(self):
+        """The dotted line at pos and a mark where each hand crosses it (moved in place)."""
+        marks = hv.Scatter(self.marks(), "position", "value")
+        line = hv.VLine(self.pos).opts(color=INK, line_dash="dotted", hooks=[self.track("line")])
+        return line * marks.opts(color=INK, size=7, hooks=[self.track("marks")], **QUIET)
+
+    def dot_title(self) -> str:
+        """The dot-product plot's title."""
+        return f"Dot product, {self.d_model // 2} hands"
+
+    @param.depends()
     def dot_plot(self):
-        """Both dot-product curves over OFFSETS: from the rows (solid), closed form (dashed)."""
+        """Both dot-product curves over OFFSETS: from the rows (solid), closed form (dashed).
+
+        Drawn once. A pos step recomputes the solid curve from the rows at the
+        new pos and sends only its values (``_step_pos``); a d_model step also
+        sends the dashed curve, the title and the y range (``_step_width``).
+        """
         rows, closed = self.offset_curves()
         overlay = hv.Overlay(
             [
                 hv.Curve(
                     (OFFSETS, rows),
                     "offset k",
-                    "PE(pos)·PE(pos+k)",
+                    DOT,
                     label="from rows",
-                ).opts(color=PALETTE[0], line_width=3, **QUIET),
+                ).opts(
+                    color=PALETTE[0],
+                    line_width=3,
+                    framewise=True,
+                    hooks=[self.track("rows")],
+                    **QUIET,
+                ),
                 hv.Curve(
                     (OFFSETS, closed),
                     "offset k",
-                    "PE(pos)·PE(pos+k)",
+                    DOT,
                     label="Σ cos(ωᵢk)",
-                ).opts(color=PALETTE[1], line_width=2, line_dash="dashed", **QUIET),
+                ).opts(
+                    color=PALETTE[1],
+                    line_width=2,
+                    line_dash="dashed",
+                    framewise=True,
+                    hooks=[self.track("closed")],
+                    **QUIET,
+                ),
             ]
         )
         return overlay.opts(
@@ -138,10 +166,47 @@ class ClockHands(Figure):
             height=300,
             legend_position="top_right",
             show_grid=True,
-            title=f"Dot product, {self.d_model // 2} hands",
+            title=self.dot_title(),
             framewise=True,
-            hooks=[name_plot(f"posviz-{self.figure_id}-dot")],
+            hooks=[name_plot(f"posviz-{self.figure_id}-dot"), self.track("dot")],
         )
+
+    @param.depends("pos", watch=True)
+    @in_place
+    def _step_pos(self):
+        """Move the drawn line and marks to pos, and redraw the solid curve from its rows."""
+        positions, values = self.marks()
+        for plot in self.drawn("line"):
+            plot.handles["glyph"].location = self.pos
+        for plot in self.drawn("marks"):
+            plot.handles["source"].data.update({"position": positions, "value": values})
+        rows, _ = self.offset_curves()
+        for plot in self.drawn("rows"):
+            plot.handles["source"].data.update({DOT: rows})
+
+    @param.depends("d_model", watch=True)
+    @in_place
+    def _step_width(self):
+        """Set the drawn hands, legend, marks, dot products, title and y range to d_model."""
+        table = _hand_table(self.d_model)
+        for n, label in enumerate(self.hand_labels()):
+            for plot in self.drawn(f"hand{n}"):
+                plot.handles["source"].data.update({"value": table[:, n]})
+                renderer = plot.handles["glyph_renderer"]
+                for legend in plot.state.legend:
+                    for item in legend.items:
+                        if renderer in item.renderers:
+                            item.label = value(label)
+        self._step_pos()
+        rows, closed = self.offset_curves()
+        for plot in self.drawn("closed"):
+            plot.handles["source"].data.update({DOT: closed})
+        low = min(rows.min(), closed.min())
+        high = max(rows.max(), closed.max())
+        pad = (high - low) * DOT_PADDING
+        for plot in self.drawn("dot"):
+            plot.state.title.text = self.dot_title()
+            plot.state.y_range.update(start=low - pad, end=high + pad)
 
     def plots(self):
         """Hands with the pos marks (left), dot products (right)."""

@@ -3,14 +3,18 @@
 from importlib import resources
 
 import holoviews as hv
+import numpy as np
 import panel as pn
 import param
 import yaml
 
-from posviz.figures.base import INK, PALETTE, QUIET, Figure, Slider, name_plot
+from posviz.figures.base import INK, PALETTE, QUIET, Figure, Slider, in_place, name_plot
 from posviz.maths import budget
 
 CUSTOM = "custom"
+SIZES = ("d_model", "d_ff", "n_layers", "vocab_size")
+# Room past the longest bar for its label, as a share of the bars' span.
+PAD = 0.22
 
 
 def load_presets() -> dict[str, dict[str, int]]:
@@ -75,18 +79,36 @@ class ParameterBudget(Figure):
         doc="Tokens in the shared vocabulary.",
     )
 
-    @param.depends("preset", watch=True, on_init=True)
+    def __init__(self, **params):
+        # Explicit sizes win over the preset's (a notebook asking for d_model=1024 gets
+        # it); sizes not given come from the preset named, else from the defaults. The
+        # preset is then the one those sizes match, or custom.
+        preset = params.pop("preset", None)
+        if preset is not None:
+            self.param.preset._validate(preset)
+        sizes = {**PRESETS.get(preset, {}), **{n: params.pop(n) for n in SIZES if n in params}}
+        super().__init__(**sizes, **params)
+        self.preset = self.matching_preset()
+
+    def sizes(self) -> dict[str, int]:
+        """The model sizes the sliders hold, by name."""
+        return {name: getattr(self, name) for name in SIZES}
+
+    def matching_preset(self) -> str:
+        """The name of the preset these sizes are, or ``custom``."""
+        return next((name for name, sizes in PRESETS.items() if sizes == self.sizes()), CUSTOM)
+
+    @param.depends("preset", watch=True)
     def _apply_preset(self):
         if self.preset in PRESETS:
             self.param.update(**PRESETS[self.preset])
+        else:
+            # "custom" names no sizes: it stays only while the sizes match no preset.
+            self.preset = self.matching_preset()
 
-    @param.depends("d_model", "d_ff", "n_layers", "vocab_size", watch=True)
+    @param.depends(*SIZES, watch=True)
     def _mark_custom(self):
-        sizes = {
-            name: getattr(self, name) for name in ("d_model", "d_ff", "n_layers", "vocab_size")
-        }
-        matching = [name for name, preset in PRESETS.items() if preset == sizes]
-        self.preset = matching[0] if matching else CUSTOM
+        self.preset = self.matching_preset()
 
     def counts(self) -> dict[str, int]:
         """Parameters of each role at the current sizes."""
@@ -96,19 +118,33 @@ class ParameterBudget(Figure):
         """Parameters of the whole model."""
         return sum(self.counts().values())
 
-    @param.depends("d_model", "d_ff", "n_layers", "vocab_size")
+    def rows(self) -> list[tuple[str, float, str]]:
+        """(role, millions, colour) per bar; reversed: Bokeh draws the first at the bottom."""
+        return [
+            (role, count / 1e6, ROLE_COLOURS[role])
+            for role, count in reversed(self.counts().items())
+        ]
+
+    def plot_title(self) -> str:
+        """The plot's title at the current sizes."""
+        return f"Total {self.total() / 1e6:.1f} M parameters"
+
+    @staticmethod
+    def label(value: float) -> str:
+        """A bar's label: its millions."""
+        return f" {value:.2f} M" if value < 1 else f" {value:.1f} M"
+
+    @param.depends()
     def bars(self):
-        """One bar per role, in millions, labelled with its count."""
-        counts = self.counts()
-        # Reversed: Bokeh draws the first category at the bottom.
-        rows = [(role, count / 1e6, ROLE_COLOURS[role]) for role, count in reversed(counts.items())]
-        total = self.total() / 1e6
+        """One bar per role, in millions, labelled with its count.
+
+        Drawn once: the roles never change, so a step sends only the new
+        lengths, labels, title and value range (``_step``).
+        """
+        rows = self.rows()
         bars = hv.Bars(rows, kdims="role", vdims=["millions", "colour"])
         labels = hv.Labels(
-            [
-                (role, value, f" {value:.2f} M" if value < 1 else f" {value:.1f} M")
-                for role, value, _ in rows
-            ],
+            [(role, value, self.label(value)) for role, value, _ in rows],
             kdims=["role", "millions"],
             vdims="text",
         )
@@ -122,16 +158,46 @@ class ParameterBudget(Figure):
                 xlabel="",
                 ylabel="parameters (millions)",
                 line_color=None,
-                title=f"Total {total:.1f} M parameters",
+                title=self.plot_title(),
                 show_grid=True,
                 tools=["hover"],
-                hooks=[name_plot(f"posviz-{self.figure_id}-bars")],
+                hooks=[name_plot(f"posviz-{self.figure_id}-bars"), self.track("bars")],
                 framewise=True,
-                padding=(0, (0, 0.22)),
+                padding=(0, (0, PAD)),
                 **QUIET,
             ),
-            hv.opts.Labels(text_align="left", text_font_size="9pt", text_color=INK, **QUIET),
+            hv.opts.Labels(
+                text_align="left",
+                text_font_size="9pt",
+                text_color=INK,
+                hooks=[self.track("labels")],
+                **QUIET,
+            ),
         )
+
+    @param.depends(*SIZES, watch=True)
+    @in_place
+    def _step(self):
+        """Set the drawn bars, labels, title and value range to the current sizes."""
+        bars, labels = self.drawn("bars"), self.drawn("labels")
+        if not bars and not labels:
+            return
+        values = np.array([value for _, value, _ in self.rows()])
+        for plot in bars:
+            plot.handles["source"].data.update({"millions": values})
+            plot.state.title.text = self.plot_title()
+            # As HoloViews pads it: from 0 (the bars' base) to PAD of the span past the longest.
+            low = values.min()
+            plot.state.x_range.update(start=0, end=low + (values.max() - low) * (1 + PAD))
+        # HoloViews hands Bokeh the label coordinates as text on a categorical plot.
+        where = hv.Dimension("millions")
+        for plot in labels:
+            plot.handles["source"].data.update(
+                {
+                    "millions": [where.pprint_value(v) for v in values],
+                    "text": [self.label(v) for v in values],
+                }
+            )
 
     def plots(self):
         """The bars."""

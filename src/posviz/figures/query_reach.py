@@ -5,7 +5,7 @@ import numpy as np
 import panel as pn
 import param
 
-from posviz.figures.base import QUIET, Figure, Slider, name_plot
+from posviz.figures.base import QUIET, Figure, Slider, in_place, name_plot
 from posviz.maths import reach
 
 # Cell values: 0 not reached, 1 reached, 2 the query itself.
@@ -111,6 +111,18 @@ class QueryReach(Figure):
         doc="2D block: memory columns left and right, w_m.",
     )
 
+    def __init__(self, **params):
+        # A query asked for outside the image is refused, not quietly moved inside it.
+        side = params.get("side", self.param.side.default)
+        for name in ("row", "col"):
+            value = params.get(name)
+            if isinstance(side, int) and isinstance(value, int) and value >= side:
+                raise ValueError(
+                    f"QueryReach: {name} {value} is outside a {side}×{side} image; "
+                    f"its bounds are 0 to {side - 1}."
+                )
+        super().__init__(**params)
+
     @param.depends("side", watch=True, on_init=True)
     def _fit_query_to_image(self):
         last = self.side - 1
@@ -134,10 +146,16 @@ class QueryReach(Figure):
         """Boolean (side, side) map of the pixels that reach the query after ``layers``."""
         return reach.reach(self.side, self.row, self.col, self.scheme, layers, self.geometry())
 
-    def _grid(self, layers: int):
+    def cells(self, layers: int) -> tuple[np.ndarray, str]:
+        """The grid's cells (0 not reached, 1 reached, 2 the query) and its title."""
         mask = self.reached(layers)
         cells = mask.astype(float)
         cells[self.row, self.col] = 2
+        name = "one layer" if layers == 1 else f"{layers} layers"
+        return cells, f"{name}: {int(mask.sum())} of {self.side**2} pixels"
+
+    def _grid(self, layers: int):
+        cells, title = self.cells(layers)
         half = self.side - 0.5
         # Flipped so that y equals the row index; the y axis is then inverted.
         image = hv.Image(
@@ -146,7 +164,6 @@ class QueryReach(Figure):
             kdims=["column", "row"],
             vdims="reached",
         )
-        name = "one layer" if layers == 1 else f"{layers} layers"
         return image.opts(
             **QUIET,
             cmap=COLOURS,
@@ -154,24 +171,51 @@ class QueryReach(Figure):
             frame_width=300,
             frame_height=300,
             invert_yaxis=True,
-            title=f"{name}: {int(mask.sum())} of {self.side**2} pixels",
+            title=title,
             colorbar=False,
             tools=["hover"],
             framewise=True,
             xaxis=None,
             yaxis=None,
-            hooks=[name_plot(f"posviz-{self.figure_id}-layers{layers}")],
+            hooks=[
+                name_plot(f"posviz-{self.figure_id}-layers{layers}"),
+                self.track(f"layers{layers}"),
+            ],
         )
 
-    @param.depends(*DRAWN_FROM)
+    # Drawn once: any step sends only the new cells and title, and a new
+    # image side its bounds and ranges too (``_step``).
+    @param.depends()
     def one_layer(self):
         """The grid after one layer."""
         return self._grid(1)
 
-    @param.depends(*DRAWN_FROM)
+    @param.depends()
     def two_layers(self):
         """The grid after two stacked layers."""
         return self._grid(2)
+
+    @param.depends(*DRAWN_FROM, watch=True)
+    @in_place
+    def _step(self):
+        """Redraw both grids' cells and titles in place, and their bounds for a new side."""
+        half = self.side - 0.5
+        for layers in (1, 2):
+            plots = self.drawn(f"layers{layers}")
+            if not plots:
+                continue
+            cells, title = self.cells(layers)
+            for plot in plots:
+                source = plot.handles["source"]
+                # HoloViews hands Bokeh the cells unflipped: Bokeh draws row j at y = j.
+                if source.data["dw"] == [self.side]:
+                    source.data.update({"image": [cells]})
+                else:
+                    side = [float(self.side)]
+                    source.data.update({"image": [cells], "dw": side, "dh": side})
+                    plot.state.x_range.update(start=-0.5, end=half)
+                    plot.state.y_range.update(start=half, end=-0.5)  # inverted: row 0 on top
+                plot.state.title.text = title
 
     def plots(self):
         """One layer (left), two layers (right)."""

@@ -1,0 +1,101 @@
+"""A/B of the cold start (issue 9, "make the first start cheaper").
+
+Two or more built exports, measured interleaved in one run (A, B, A, B, ...)
+so that the load of a shared machine falls on both alike. For each site and
+round: the floor page (the site's own Pyodide, numpy loaded and imported) and
+the topic page cold, until a slider step has redrawn a plot, each in a fresh
+browser. Reported per site: the median over rounds of topic ÷ floor, and the
+worker's own stage timings (window.posvizTimings) of the topic page.
+
+    python benchmarks/cold_ab.py --site before=/tmp/before --site after=/tmp/after
+"""
+
+import argparse
+import json
+import statistics
+from contextlib import ExitStack
+from pathlib import Path
+
+from common import chromium, sealed_context, static_server, table, write
+from runtime import LIVE_TIMEOUT, TOPIC, open_until_answered, write_pages
+
+
+def one_round(base: str) -> dict:
+    blocked: list[str] = []
+    result = {}
+    with chromium() as browser:
+        context = sealed_context(browser, blocked)
+        page = context.new_page()
+        page.goto(f"{base}/bench-floor.html")
+        page.wait_for_function("() => window.floorMs", timeout=LIVE_TIMEOUT)
+        result["floor_ms"] = page.evaluate("window.floorMs")
+        context.close()
+    with chromium() as browser:
+        context = sealed_context(browser, blocked)
+        page = context.new_page()
+        result["topic_cold_ms"] = open_until_answered(page, f"{base}/{TOPIC}")
+        result["paint_ms"] = page.evaluate("window.posvizBench.firstPaint")
+        result["timings"] = page.evaluate("window.posvizTimings")
+        context.close()
+    result["blocked"] = len(blocked)
+    return result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--site", action="append", required=True, help="name=folder")
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--name", default="cold_ab", help="results/<name>.json")
+    args = parser.parse_args()
+    sites = dict(item.split("=", 1) for item in args.site)
+    raw: dict[str, list[dict]] = {name: [] for name in sites}
+    with ExitStack() as stack:
+        bases = {}
+        for name, folder in sites.items():
+            write_pages(Path(folder))
+            bases[name] = stack.enter_context(static_server(Path(folder)))
+        for index in range(args.rounds):
+            for name in sites:
+                run = one_round(bases[name])
+                raw[name].append(run)
+                print(f"round {index + 1} {name}: {json.dumps(run)}", flush=True)
+    derived = {}
+    for name, runs in raw.items():
+        stages = sorted({key for run in runs for key in (run["timings"] or {})})
+        derived[name] = {
+            "topic_cold_over_floor": round(
+                statistics.median(r["topic_cold_ms"] / r["floor_ms"] for r in runs), 2
+            ),
+            "floor_ms": round(statistics.median(r["floor_ms"] for r in runs)),
+            "topic_cold_ms": round(statistics.median(r["topic_cold_ms"] for r in runs)),
+            "first_paint_ms": round(statistics.median(r["paint_ms"] or 0 for r in runs)),
+            "stages_ms": {
+                key: round(statistics.median((r["timings"] or {}).get(key, 0) for r in runs))
+                for key in stages
+            },
+            "blocked": sum(r["blocked"] for r in runs),
+        }
+    rows = [
+        [name, d["topic_cold_over_floor"], d["floor_ms"], d["topic_cold_ms"], d["first_paint_ms"]]
+        for name, d in derived.items()
+    ]
+    print(
+        table(
+            f"Cold start A/B ({args.rounds} rounds, interleaved; medians)",
+            ["site", "topic ÷ floor", "floor ms", "topic ms", "first paint ms"],
+            rows,
+        )
+    )
+    stages = sorted({key for d in derived.values() for key in d["stages_ms"]})
+    print(
+        table(
+            "Worker stages of the topic page (median ms)",
+            ["stage", *derived],
+            [[key, *(d["stages_ms"].get(key, "") for d in derived.values())] for key in stages],
+        )
+    )
+    write(args.name, {"sites": sites, "rounds": args.rounds, "derived": derived, "raw": raw})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,245 @@
+"""Benchmark: one Python per reader (issue 9). Every number is a ratio of two
+times measured in the same run, so it holds on any machine.
+
+- floor: a bare page that starts the site's own Pyodide, loads numpy and
+  imports it; the topic's cold time until a slider answers ÷ that floor.
+- docs page: a plain HTML page embedding the four figure views as iframes;
+  time until every figure has answered a slider ÷ the same for one figure
+  page, and the browser's memory (PSS of all its processes) for both.
+- reading order: the topic cold, then every page in the site's reading order
+  in the same tab; time until each answers ÷ the topic's cold time.
+- second tab: the topic in a second tab while the first is open ÷ cold.
+
+"Answers" means a slider step redrew the plot (pages without figures: live).
+Run it against another build with --site (e.g. the one before SharedWorker).
+"""
+
+import argparse
+import json
+import re
+import statistics
+import time
+from pathlib import Path
+
+from common import (
+    RESULTS,
+    built_site,
+    chromium,
+    sealed_context,
+    static_server,
+    summary,
+    table,
+    write,
+)
+
+LIVE_TIMEOUT = 180_000
+TOPIC = "topic-positional-encoding.html"
+FIGURES = (96, 710, 7256, 4121)
+
+FLOOR_PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>floor</title>
+<script src="pyodide/pyodide.js"></script></head><body><script>
+(async () => {
+  const pyodide = await loadPyodide({indexURL: "pyodide/", fullStdLib: false});
+  await pyodide.loadPackage(["numpy"], {messageCallback: () => {}, checkIntegrity: true});
+  pyodide.runPython("import numpy");
+  window.floorMs = performance.now();
+})();
+</script></body></html>
+"""
+
+DOCS_PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>docs</title></head>
+<body>{frames}</body></html>
+"""
+
+
+def write_pages(site: Path) -> None:
+    (site / "bench-floor.html").write_text(FLOOR_PAGE, "utf-8")
+    frames = "\n".join(
+        f'<iframe src="figure-{f}.html" width="1200" height="700"></iframe>' for f in FIGURES
+    )
+    (site / "bench-docs.html").write_text(DOCS_PAGE.format(frames=frames), "utf-8")
+
+
+def plot_name(frame) -> str | None:
+    return frame.evaluate(
+        "() => [...Bokeh.documents].at(-1).roots().flatMap(r => [...r.references()])"
+        ".map(m => m.name).find(n => n && /^posviz-\\d+-/.test(n)) || null"
+    )
+
+
+def answered(frame) -> None:
+    """Wait until ``frame`` is live and a slider step has redrawn its first plot."""
+    frame.wait_for_function(
+        "() => document.body && ['live', 'error'].includes(document.body.dataset.posviz)",
+        timeout=LIVE_TIMEOUT,
+    )
+    if frame.evaluate("document.body.dataset.posviz") != "live":
+        raise RuntimeError(f"{frame.url}: " + frame.locator(".posviz-status").inner_text())
+    if frame.locator(".posviz-figure").count() == 0:
+        return
+    plot = plot_name(frame)
+    frame.evaluate(f"window.posvizBench.watch({plot!r})")
+    count = frame.evaluate("window.posvizBench.latencies.length")
+    frame.locator(".posviz-figure").first.locator(".noUi-handle").first.press("ArrowRight")
+    frame.wait_for_function(f"() => window.posvizBench.latencies.length > {count}", timeout=30_000)
+
+
+def open_until_answered(page, url: str) -> float:
+    started = time.perf_counter()
+    page.goto(url)
+    answered(page)
+    return (time.perf_counter() - started) * 1000
+
+
+def memory_mb(browser) -> float:
+    """PSS of every process of this browser, from Chromium's own process list."""
+    session = browser.new_browser_cdp_session()
+    processes = session.send("SystemInfo.getProcessInfo")["processInfo"]
+    session.detach()
+    total = 0
+    for process in processes:
+        try:
+            rollup = Path(f"/proc/{process['id']}/smaps_rollup").read_text()
+        except OSError:
+            continue
+        total += int(re.search(r"^Pss:\s+(\d+)", rollup, re.M).group(1))
+    return round(total / 1024, 1)
+
+
+def run_once(base: str, site: Path) -> dict:
+    blocked: list[str] = []
+    result = {}
+    with chromium() as browser:
+        context = sealed_context(browser, blocked)
+        page = context.new_page()
+        page.goto(f"{base}/bench-floor.html")
+        page.wait_for_function("() => window.floorMs", timeout=LIVE_TIMEOUT)
+        result["floor_ms"] = page.evaluate("window.floorMs")
+        context.close()
+    with chromium() as browser:  # the topic cold, a second tab, then the reading order
+        context = sealed_context(browser, blocked)
+        first = context.new_page()
+        result["topic_cold_ms"] = open_until_answered(first, f"{base}/{TOPIC}")
+        second = context.new_page()
+        result["second_tab_ms"] = open_until_answered(second, f"{base}/{TOPIC}")
+        second.close()
+        pages = json.loads((site / "site.json").read_text("utf-8"))["pages"]
+        result["reading_ms"] = {
+            p["path"]: open_until_answered(first, f"{base}/{p['path']}")
+            for p in pages
+            if p["kind"] == "page"
+        }
+        context.close()
+    with chromium() as browser:
+        context = sealed_context(browser, blocked)
+        page = context.new_page()
+        result["one_figure_ms"] = open_until_answered(page, f"{base}/figure-710.html")
+        result["one_figure_memory_mb"] = memory_mb(browser)
+        context.close()
+    with chromium() as browser:
+        context = sealed_context(browser, blocked)
+        page = context.new_page()
+        started = time.perf_counter()
+        page.goto(f"{base}/bench-docs.html")
+        for frame in page.frames[1:]:
+            answered(frame)
+        result["docs_four_ms"] = (time.perf_counter() - started) * 1000
+        result["docs_four_memory_mb"] = memory_mb(browser)
+        runtimes = {  # the build before SharedWorker has no posvizRuntime: one each
+            frame.evaluate("window.posvizRuntime ? window.posvizRuntime.id : Math.random()")
+            for frame in page.frames[1:]
+        }
+        result["docs_runtimes"] = len(runtimes)
+        context.close()
+    result["blocked"] = len(blocked)
+    return result
+
+
+def ratios(run: dict) -> dict:
+    cold = run["topic_cold_ms"]
+    return {
+        "topic_cold_over_floor": run["topic_cold_ms"] / run["floor_ms"],
+        "docs_four_over_one": run["docs_four_ms"] / run["one_figure_ms"],
+        "second_tab_over_cold": run["second_tab_ms"] / cold,
+        "reading_worst_over_cold": max(run["reading_ms"].values()) / cold,
+    }
+
+
+TARGETS = {
+    "topic_cold_over_floor": 1.8,
+    "docs_four_over_one": 1.3,
+    "second_tab_over_cold": 0.25,
+    "reading_worst_over_cold": 0.25,
+}
+
+
+def derive(runs: list[dict]) -> dict:
+    """Medians over runs of each run's own ratios, times and memory."""
+    keys = ["floor_ms", "topic_cold_ms", "second_tab_ms", "one_figure_ms", "docs_four_ms"]
+    times = {key: summary([r[key] for r in runs]) for key in keys}
+    times["reading_ms"] = {
+        path: summary([r["reading_ms"][path] for r in runs]) for path in runs[0]["reading_ms"]
+    }
+    memory = {
+        key: summary([r[key] for r in runs])
+        for key in ("one_figure_memory_mb", "docs_four_memory_mb")
+    }
+    measured = {
+        key: round(statistics.median(ratios(r)[key] for r in runs), 2) for key in ratios(runs[0])
+    }
+    for path in runs[0]["reading_ms"]:
+        measured[f"reading {path} over cold"] = round(
+            statistics.median(r["reading_ms"][path] / r["topic_cold_ms"] for r in runs), 2
+        )
+    return {"ratios": measured, "targets": TARGETS, "times_ms": times, "memory_mb": memory}
+
+
+def report(derived: dict, title: str) -> None:
+    rows = [[key, value, f"≤ {TARGETS.get(key, 0.25)}"] for key, value in derived["ratios"].items()]
+    print(table(title, ["ratio", "median", "target"], rows))
+    times = [[k, v["median"]] for k, v in derived["times_ms"].items() if "median" in v]
+    print(table("Times (median ms)", ["what", "ms"], times))
+    memory = [[k, v["median"]] for k, v in derived["memory_mb"].items()]
+    print(table("Browser memory (PSS of all processes, MB)", ["what", "median"], memory))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--site", type=Path, help="a built export (default: build one)")
+    parser.add_argument("--name", default="runtime", help="results/<name>.json")
+    parser.add_argument(
+        "--rederive", action="store_true", help="recompute results/<name>.json from its raw runs"
+    )
+    args = parser.parse_args()
+    if args.rederive:
+        path = RESULTS / f"{args.name}.json"
+        saved = json.loads(path.read_text())
+        saved.update(derive(saved["raw"]))
+        path.write_text(json.dumps(saved, indent=1) + "\n")
+        report(saved, f"One Python per reader ({args.name}, {saved['runs']} runs, rederived)")
+        return
+    site = args.site or built_site()
+    write_pages(site)
+    runs = []
+    with static_server(site) as base:
+        for index in range(args.runs):
+            runs.append(run_once(base, site))
+            print(f"run {index + 1}/{args.runs}: {json.dumps(runs[-1])}", flush=True)
+    derived = derive(runs)
+    report(derived, f"One Python per reader ({site.name}, {args.runs} runs)")
+    write(
+        args.name,
+        {
+            "site": site.name,
+            "runs": args.runs,
+            **derived,
+            "docs_runtimes": [r["docs_runtimes"] for r in runs],
+            "blocked_requests": sum(r["blocked"] for r in runs),
+            "raw": runs,
+        },
+    )
+
+
+if __name__ == "__main__":
+    main()

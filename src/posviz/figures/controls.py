@@ -1,0 +1,85 @@
+"""Widgets that never disagree with their figure.
+
+In the page a reader can only drag a slider to a value its figure takes, but
+anything can arrive over the server's websocket: NaN, infinity, a button
+index that does not exist, a number the figure refuses. Panel then fails
+inside the widget's callback, logs a traceback and leaves the browser showing
+the refused value while the figure keeps its own. These widgets catch that
+failure, log one line, and send the figure's value back to the browser.
+"""
+
+import logging
+from functools import cache
+
+import panel as pn
+
+log = logging.getLogger(__name__)
+
+
+class SnapBack:
+    """Mixin for a Panel widget: a refused value from the browser is replaced by the figure's.
+
+    The value is checked before Panel applies it (Panel would log a traceback
+    for the failure); ``accepts`` is set by ``steady`` to the figure's check.
+    """
+
+    def accepts(self, value) -> None:
+        """Raise ValueError if the figure refuses ``value``."""
+
+    def _process_events(self, events):
+        try:
+            active = events.get("active")
+            if isinstance(active, int) and active < 0:  # Python would read -1 as the last
+                raise ValueError(f"there is no button {active}")
+            converted = self._process_property_change(dict(events))
+            if "value" in converted:
+                self.accepts(converted["value"])
+        except Exception as error:  # whatever the widget or its figure refuses
+            why = (str(error).splitlines() or [""])[0][:200] or type(error).__name__
+            log.warning(
+                "widget %r refused %s from the browser (%s); showing %r again",
+                self.name,
+                {key: value for key, value in events.items()},
+                why,
+                self.value,
+            )
+            # The browser's model holds the refused value: send the widget's own again.
+            self.param.trigger("value")
+            return
+        super()._process_events(events)
+
+
+@cache
+def snap_back(widget_type: type) -> type:
+    """``widget_type`` with the SnapBack behaviour (one class per widget type)."""
+    return type(widget_type.__name__, (SnapBack, widget_type), {"__module__": __name__})
+
+
+def widgets_for(figure) -> dict:
+    """The ``widgets`` argument of ``pn.Param`` for ``figure``: every slider snaps back."""
+    chosen = {}
+    for name in figure.sliders():
+        spec = figure.widgets.get(name) or pn.Param.widget_type(figure.param[name])
+        if isinstance(spec, dict):
+            base = spec.get("type") or pn.Param.widget_type(figure.param[name])
+            chosen[name] = {**spec, "type": snap_back(base)}
+        else:
+            chosen[name] = snap_back(spec)
+    return chosen
+
+
+def steady(controls: pn.Param, figure) -> pn.Param:
+    """``controls`` (built with ``widgets_for(figure)``), each widget checking with ``figure``."""
+    # pn.Param names each widget by its parameter's label (its name map is private).
+    by_label: dict = {}
+    for widget in controls.select(SnapBack):
+        by_label.setdefault(widget.name, []).append(widget)
+    for name in figure.sliders():
+        found = by_label.get(figure.param[name].label, [])
+        if len(found) != 1:
+            raise TypeError(
+                f"{type(figure).__name__}.{name}: expected one widgets_for widget labelled "
+                f"{figure.param[name].label!r}, found {len(found)}"
+            )
+        found[0].accepts = lambda value, name=name: figure.param[name]._validate(value)
+    return controls
