@@ -99,7 +99,8 @@ table { border-collapse: collapse; font-size: 14px; font-variant-numeric: tabula
 code { color: var(--pv-ink); background: var(--pv-chip); padding: 0 0.2em; border-radius: 3px; }
 pre { background: var(--pv-chip) !important; color: var(--pv-ink) !important; padding: 0.6em;
       border-radius: 4px; overflow-x: auto; }
-pre code, pre code span { background: none !important; color: var(--pv-ink) !important; padding: 0; }
+pre code, pre code span { background: none !important; color: var(--pv-ink) !important;
+                         padding: 0; }
 caption { text-align: left; color: var(--pv-muted); padding: 0.2em 0; }
 th, td { border: 1px solid var(--pv-rule); padding: 0.15em 0.6em; text-align: right; }
 th[scope="col"] { background: var(--pv-chip); }
