@@ -90,7 +90,13 @@ class ClockHands(Figure):
 
     def hand_labels(self) -> list[str]:
         """The legend's entry for each drawn hand."""
-        return [f"dim {2 * i}: one turn per {2 * math.pi / omega:.1f}" for i, omega in self.hands()]
+        periods = [2 * math.pi / omega for _, omega in self.hands()]
+        return [
+            f"dim {2 * i}: period {period:.1f}"
+            if period < 100
+            else f"dim {2 * i}: period {period:,.0f}"
+            for (i, _), period in zip(self.hands(), periods, strict=True)
+        ]
 
     @param.depends()
     def hand_curves(self):
@@ -217,7 +223,7 @@ class ClockHands(Figure):
             legend_position="top_left",
             legend_cols=2,
             legend_opts={"background_fill_alpha": 0.85},
-            title="sin(pos·ωᵢ) of four hands; the dotted line is pos",
+            title="sin(pos·ωᵢ) of four hands",
             toolbar=None,
             show_grid=True,
             hooks=[name_plot(f"posviz-{self.figure_id}-hands")],
