@@ -58,7 +58,8 @@ def url(base: str, name: str) -> str:
 
 def settle(page):
     """Wait until the page's figures are drawn and the page script has labelled them."""
-    page.wait_for_load_state("networkidle")
+    # "load", not "networkidle": exported pages never reached networkidle (30 s timeouts).
+    page.wait_for_load_state("load")
     if page.locator(".posviz-figure").count():
         page.wait_for_function(
             "() => window.__posvizAccess && window.Bokeh && Bokeh.documents.length"
