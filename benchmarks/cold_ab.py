@@ -17,19 +17,12 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from common import chromium, sealed_context, static_server, table, write
-from runtime import LIVE_TIMEOUT, TOPIC, open_until_answered, write_pages
+from runtime import TOPIC, floor_ms, open_until_answered, write_pages
 
 
 def one_round(base: str) -> dict:
     blocked: list[str] = []
-    result = {}
-    with chromium() as browser:
-        context = sealed_context(browser, blocked)
-        page = context.new_page()
-        page.goto(f"{base}/bench-floor.html")
-        page.wait_for_function("() => window.floorMs", timeout=LIVE_TIMEOUT)
-        result["floor_ms"] = page.evaluate("window.floorMs")
-        context.close()
+    result = {"floor_ms": floor_ms(base, blocked)}
     with chromium() as browser:
         context = sealed_context(browser, blocked)
         page = context.new_page()

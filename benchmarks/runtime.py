@@ -106,16 +106,21 @@ def memory_mb(browser) -> float:
     return round(total / 1024, 1)
 
 
-def run_once(base: str, site: Path) -> dict:
-    blocked: list[str] = []
-    result = {}
+def floor_ms(base: str, blocked: list[str]) -> float:
+    """The floor, in a fresh browser: the bare page's Pyodide has imported numpy."""
     with chromium() as browser:
         context = sealed_context(browser, blocked)
         page = context.new_page()
         page.goto(f"{base}/bench-floor.html")
         page.wait_for_function("() => window.floorMs", timeout=LIVE_TIMEOUT)
-        result["floor_ms"] = page.evaluate("window.floorMs")
+        value = page.evaluate("window.floorMs")
         context.close()
+    return value
+
+
+def run_once(base: str, site: Path) -> dict:
+    blocked: list[str] = []
+    result = {"floor_ms": floor_ms(base, blocked)}
     with chromium() as browser:  # the topic cold, a second tab, then the reading order
         context = sealed_context(browser, blocked)
         first = context.new_page()

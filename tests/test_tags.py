@@ -3,7 +3,6 @@ under ``posviz serve`` and in the export (``site.json`` kind ``tag``)."""
 
 import json
 import shutil
-from pathlib import Path
 
 import panel as pn
 import pytest
@@ -14,18 +13,9 @@ from posviz.compose import routes as routing
 from posviz.compose import views
 from posviz.compose.routes import tag_route, tag_slug
 from posviz.figures import FIGURES
-from tests.test_compose import links, live_figures, panes, plain
 
-CONTENT = Path(__file__).resolve().parents[1] / "content"
-
-
-@pytest.fixture(autouse=True)
-def served(monkeypatch):
-    monkeypatch.delenv("POSVIZ_EXPORT", raising=False)
-    monkeypatch.setenv("POSVIZ_CONTENT", str(CONTENT))
-    views.library.cache_clear()
-    yield
-    views.library.cache_clear()
+# test_compose's autouse `served` fixture builds views from the repository's content here too.
+from tests.test_compose import CONTENT, links, live_figures, panes, plain, served  # noqa: F401
 
 
 @pytest.fixture(scope="module")
