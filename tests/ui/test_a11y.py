@@ -56,10 +56,13 @@ def url(base: str, name: str) -> str:
     return f"{base}/" if name == "index" else f"{base}/{name}"
 
 
-def settle(page):
-    """Wait until the page's figures are drawn and the page script has labelled them."""
-    # "load", not "networkidle": exported pages never reached networkidle (30 s timeouts).
-    page.wait_for_load_state("load")
+def settle(page, state="networkidle"):
+    """Wait until the page's figures are drawn and the page script has labelled them.
+
+    Under serve, networkidle means the server has sent the page's models. An exported
+    page never reaches networkidle (30 s timeouts): it has gone live already, so "load".
+    """
+    page.wait_for_load_state(state)
     if page.locator(".posviz-figure").count():
         page.wait_for_function(
             "() => window.__posvizAccess && window.Bokeh && Bokeh.documents.length"
@@ -254,6 +257,6 @@ def test_no_serious_axe_violations_in_the_export(site_url, page, blocked, name):
     page.goto(f"{site_url}/{name}.html")
     page.wait_for_function("() => document.body.dataset.posviz !== 'loading'", timeout=120_000)
     assert page.evaluate("document.body.dataset.posviz") == "live"
-    settle(page)
+    settle(page, "load")
     assert axe_serious(page) == []
     assert blocked == []
