@@ -11,7 +11,6 @@ import statistics
 import subprocess
 import sys
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -136,43 +135,7 @@ def press_and_wait(
     return page.evaluate("window.posvizBench.latencies.at(-1)")
 
 
-@contextmanager
-def posviz_server(port: int, *extra: str):
-    """`posviz serve` on 127.0.0.1:``port`` while the block runs; yields the process."""
-    import urllib.request
-
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "posviz.cli",
-            "serve",
-            "--port",
-            str(port),
-            "--address",
-            "127.0.0.1",
-            *extra,
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2)
-                break
-            except OSError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise RuntimeError("posviz serve did not start") from None
-                time.sleep(0.3)
-        yield process
-    finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+posviz_server = _browser.posviz_server  # `posviz serve` while a block runs
 
 
 def built_site(out: Path | None = None) -> Path:

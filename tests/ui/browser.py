@@ -11,7 +11,11 @@ every host but loopback: anything else fails at once.
 import functools
 import http.server
 import socket
+import subprocess
+import sys
 import threading
+import time
+import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -123,3 +127,45 @@ def sealed_context(browser, blocked: list, init_scripts=()):
     for script in init_scripts:
         context.add_init_script(script)
     return context
+
+
+def wait_for_http(url: str, timeout: float, process: subprocess.Popen | None = None):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"server exited with {process.returncode} before answering {url}")
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise TimeoutError(f"{url} did not answer within {timeout} s")
+
+
+@contextmanager
+def posviz_server(port: int, *extra: str):
+    """`posviz serve` on 127.0.0.1:``port`` until the block ends; yields the process."""
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "posviz.cli",
+            "serve",
+            "--port",
+            str(port),
+            "--address",
+            "127.0.0.1",
+            *extra,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_http(f"http://127.0.0.1:{port}/", 60, process)
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()

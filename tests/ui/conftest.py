@@ -5,11 +5,6 @@ assert that a page needed nothing from the network (tests/ui/browser.py holds
 the harness, shared with the benchmarks).
 """
 
-import subprocess
-import sys
-import time
-import urllib.request
-
 import pytest
 
 from tests.ui.browser import (  # noqa: F401  (re-exported for other test modules)
@@ -18,8 +13,10 @@ from tests.ui.browser import (  # noqa: F401  (re-exported for other test module
     LOOPBACK,
     free_port,
     launch,
+    posviz_server,
     sealed_context,
     static_server,
+    wait_for_http,
 )
 
 # Fingerprint of the data a named Bokeh plot draws: per renderer, per column,
@@ -45,19 +42,6 @@ FINGERPRINT_JS = """(name) => {
   }
   return null;
 }"""
-
-
-def wait_for_http(url: str, timeout: float, process: subprocess.Popen | None = None):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process is not None and process.poll() is not None:
-            raise RuntimeError(f"server exited with {process.returncode} before answering {url}")
-        try:
-            with urllib.request.urlopen(url, timeout=2):
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise TimeoutError(f"{url} did not answer within {timeout} s")
 
 
 @pytest.fixture(scope="session")
@@ -148,26 +132,5 @@ def wait_for_change(page, name: str, before: str, timeout: float = 15_000) -> st
 def served():
     """`posviz serve` on a free loopback port, for the whole module."""
     port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "posviz.cli",
-            "serve",
-            "--port",
-            str(port),
-            "--address",
-            "127.0.0.1",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for_http(f"http://127.0.0.1:{port}/", 60, process)
+    with posviz_server(port):
         yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
