@@ -123,6 +123,14 @@ def test_every_plot_has_no_toolbar_and_only_the_tools_it_asks_for(cls):
 
 
 @pytest.mark.parametrize("cls", FIGURES.values())
+def test_every_plot_is_named_and_drawn_on_a_2d_canvas_not_webgl(cls):
+    figures = [hv.render(plot) for plot in cls().plots()]
+    assert hv.renderer("bokeh").webgl  # HoloViews' default stays as it is
+    assert all(figure.name.startswith(f"posviz-{cls.figure_id}-") for figure in figures)
+    assert [figure.output_backend for figure in figures] == ["canvas"] * len(figures)
+
+
+@pytest.mark.parametrize("cls", FIGURES.values())
 def test_every_slider_is_documented_and_bounded(cls):
     figure = cls()
     for name in figure.sliders():

@@ -19,6 +19,7 @@ SRC = Path(internals.__file__).resolve().parent
 # (CPython's _code_to_hash_pyc was one until build/bytecode.py moved to py_compile.)
 USED_IN = {
     "_debounce": ["compose/views.py:internals.set_server_debounce"],
+    "open": ["compose/views.py:internals.send_frames_at_once()"],
     "_validate_bounds": ["figures/base.py:FullBounds"],
     "_process_events": ["figures/controls.py:def _process_events"],
     "_process_property_change": ["figures/controls.py:self._process_property_change("],
@@ -104,3 +105,21 @@ def test_bokehjs_still_has_index_and_has_finished():
     assert f"{finished}(){{" in bundle, f"BokehJS {bokeh.__version__} views lost {finished}()"
     loader = (SRC / "build" / "loader.js").read_text("utf-8")
     assert f"Bokeh.{index}" in loader and finished in loader
+
+
+def test_every_server_websocket_turns_nagle_off_before_bokeh_opens_it(monkeypatch):
+    from bokeh.server.views.ws import WSHandler
+
+    calls = []
+
+    class Connection:
+        def set_nodelay(self, value):
+            calls.append(("set_nodelay", value))
+
+    monkeypatch.setattr(WSHandler, "open", lambda self: calls.append(("bokeh open", self)))
+    internals.send_frames_at_once()
+    internals.send_frames_at_once()  # a second entry script must not wrap it twice
+    handler = WSHandler.__new__(WSHandler)
+    handler.ws_connection = Connection()
+    WSHandler.open(handler)
+    assert calls == [("set_nodelay", True), ("bokeh open", handler)]

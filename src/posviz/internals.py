@@ -6,6 +6,8 @@ fails, naming it, when the installed version no longer has it. Code that
 uses one imports it from here (Python) or is listed beside it (JavaScript).
 """
 
+import functools
+
 # --- Python ---------------------------------------------------------------------------
 
 # Under a server Panel waits ``Syncable._debounce`` ms after a widget change
@@ -19,6 +21,32 @@ def set_server_debounce(milliseconds: int) -> None:
     from panel.reactive import Syncable
 
     Syncable._debounce = milliseconds
+
+
+# Bokeh's server writes one message as several websocket frames (header,
+# metadata, content, buffers) and leaves Nagle's algorithm on, so a frame can
+# wait for the browser's delayed ACK: ~40 ms on a slider step. Neither Bokeh
+# nor Panel has a setting; tornado's ``set_nodelay`` must be called once the
+# socket is open, so posviz wraps ``WSHandler.open``. Used by compose/views.py
+# (servable).
+WEBSOCKET_OPEN = ("bokeh.server.views.ws", "WSHandler", "open")
+
+
+def send_frames_at_once() -> None:
+    """Turn Nagle's algorithm off on every websocket Bokeh's server opens from now on."""
+    from bokeh.server.views.ws import WSHandler
+
+    opened = WSHandler.open
+    if getattr(opened, "posviz_no_delay", False):
+        return
+
+    @functools.wraps(opened)
+    def open(self):
+        self.set_nodelay(True)
+        return opened(self)
+
+    open.posviz_no_delay = True
+    WSHandler.open = open
 
 
 # The static site's worker (build/worker.js; its Python half is RENDER in
@@ -79,4 +107,10 @@ BOKEH_JS_NAMES = ("index", "has_finished")
 def python_internals() -> list[tuple[str, str, str]]:
     """(module, owner or "", attribute) of each Python internal named above."""
     module, names = PYODIDE_WORKER
-    return [DEBOUNCE, PARAM_VALIDATE_BOUNDS, *SNAP_BACK, *[(module, "", n) for n in names]]
+    return [
+        DEBOUNCE,
+        WEBSOCKET_OPEN,
+        PARAM_VALIDATE_BOUNDS,
+        *SNAP_BACK,
+        *[(module, "", n) for n in names],
+    ]

@@ -312,6 +312,8 @@ def servable(name: str):
         from posviz.figures.base import numpy_only
 
         numpy_only()  # the export's process is all posviz; keeps pandas out of the browser
+    else:
+        internals.send_frames_at_once()
     try:
         dashboard, route = view(name)
         title = f"{route.title} · posviz"

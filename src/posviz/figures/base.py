@@ -66,10 +66,18 @@ class EvenSlider(Slider):
 
 
 def name_plot(name: str):
-    """A HoloViews hook that names the Bokeh figure, so pages and tests can find it."""
+    """A HoloViews hook for every posviz Bokeh figure: name it, and draw it on a 2D canvas.
+
+    The name is how pages, tests and benchmarks find the figure. HoloViews asks
+    for WebGL by default; BokehJS then copies the WebGL canvas into the page's
+    2D canvas on every repaint, which cost ~50 ms a slider step in Chromium
+    without a GPU (benchmarks/notes.md). A few thousand points draw in a
+    couple of milliseconds on a 2D canvas.
+    """
 
     def hook(plot, element):
         plot.state.name = name
+        plot.state.output_backend = "canvas"
 
     return hook
 
