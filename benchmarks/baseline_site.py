@@ -187,7 +187,8 @@ def build_baseline(out: Path) -> Path:
     html = rewrite_page(page.read_text("utf-8"))
     page.write_text(html, "utf-8")
     copy_pyodide(out)
-    copy_static(out)  # BokehJS, and the panel dist files the page and its CSS reference
+    # BokehJS, and the panel dist files the page and its CSS reference
+    copy_static(out, distribution.python_version(distribution.assemble()))
     copy_bokeh(out, html)
     findings = scan(out, EXEMPT)
     if findings:

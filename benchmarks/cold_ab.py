@@ -17,7 +17,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from common import chromium, sealed_context, static_server, table, write
-from runtime import TOPIC, floor_ms, open_until_answered, write_pages
+from runtime import TOPIC, bench_pages, floor_ms, open_until_answered
 
 
 def one_round(base: str) -> dict:
@@ -45,8 +45,7 @@ def main():
     with ExitStack() as stack:
         bases = {}
         for name, folder in sites.items():
-            write_pages(Path(folder))
-            bases[name] = stack.enter_context(static_server(Path(folder)))
+            bases[name] = stack.enter_context(static_server(Path(folder), bench_pages()))
         for index in range(args.rounds):
             for name in sites:
                 run = one_round(bases[name])

@@ -52,12 +52,13 @@ DOCS_PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>docs</tit
 """
 
 
-def write_pages(site: Path) -> None:
-    (site / "bench-floor.html").write_text(FLOOR_PAGE, "utf-8")
+def bench_pages() -> dict:
+    """The floor and docs pages, served beside the site (never written into it)."""
     frames = "\n".join(
         f'<iframe src="figure-{f}.html" width="1200" height="700"></iframe>' for f in FIGURES
     )
-    (site / "bench-docs.html").write_text(DOCS_PAGE.format(frames=frames), "utf-8")
+    pages = {"bench-floor.html": FLOOR_PAGE, "bench-docs.html": DOCS_PAGE.format(frames=frames)}
+    return {name: (lambda _, page=page: page.encode()) for name, page in pages.items()}
 
 
 def plot_name(frame) -> str | None:
@@ -225,9 +226,8 @@ def main():
         report(saved, f"One Python per reader ({args.name}, {saved['runs']} runs, rederived)")
         return
     site = args.site or built_site()
-    write_pages(site)
     runs = []
-    with static_server(site) as base:
+    with static_server(site, bench_pages()) as base:
         for index in range(args.runs):
             runs.append(run_once(base, site))
             print(f"run {index + 1}/{args.runs}: {json.dumps(runs[-1])}", flush=True)

@@ -57,6 +57,7 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
                     self.send_error(404, "withheld by the test")
                     return
                 self.send_response(200)
+                self.send_header("Content-Type", self.guess_type(path))
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
