@@ -136,6 +136,47 @@ def test_without_shared_worker_each_page_starts_its_own(static_site, context, bl
     assert blocked == []
 
 
+# Firefox and Safari take a SharedWorker but ignore ``extendedLifetime``: the
+# runtime then lives only while a page holds it.
+WITHOUT_EXTENDED_LIFETIME = """
+(() => {
+  const Original = window.SharedWorker;
+  window.SharedWorker = function (url, options) {
+    const given = typeof options === "string" ? {name: options} : {...options};
+    window.posvizAskedExtendedLifetime = "extendedLifetime" in given;
+    delete given.extendedLifetime;
+    return new Original(url, given);
+  };
+  window.SharedWorker.prototype = Original.prototype;
+})();
+"""
+
+
+def test_without_extended_lifetime_open_pages_share_and_navigation_restarts(
+    static_site, context, blocked
+):
+    context.add_init_script(WITHOUT_EXTENDED_LIFETIME)
+    first, second = new_page(context), new_page(context)
+    first.goto(f"{static_site}/{TOPIC}", wait_until="commit")
+    second.goto(f"{static_site}/figure-710.html", wait_until="commit")
+    wait_live(first)
+    wait_live(second)
+    assert first.evaluate("window.posvizAskedExtendedLifetime")  # the wrapper really ran
+    shared = runtime(first)["id"]
+    assert runtime(second)["id"] == shared and runtime(second)["shared"]
+    second.close()
+    # The last page leaves: nothing keeps the runtime, so the next page starts
+    # a new one, goes live and answers, with no "did not finish" notice.
+    first.goto(f"{static_site}/figure-96.html")
+    wait_live(first)
+    after = runtime(first)
+    assert after["shared"] and after["id"] != shared, "the runtime outlived its last page"
+    assert after["joined"] == "waiting"
+    answers(first, BARS)
+    assert blocked == []
+    assert first.errors == []
+
+
 def test_a_runtime_that_dies_while_starting_is_replaced(static_site, page):
     page.goto(f"{static_site}/figure-96.html")
     page.wait_for_function(
