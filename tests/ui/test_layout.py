@@ -101,3 +101,34 @@ def test_controls_go_above_the_plot_when_narrow_and_beside_it_when_wide(served, 
     # The plot scales to its container: narrower on the phone, and within it.
     assert narrow_plot["width"] < wide_plot["width"]
     assert narrow_plot["x"] >= 0 and narrow_plot["x"] + narrow_plot["width"] <= 390
+
+
+# Each figure's plots as designed (canvas width, height in px; 4121's square
+# 300 px frames get 30 px more for their titles). A narrow screen scales them
+# down, a wide one never past the design, and neither changes their shape.
+DESIGN = {
+    96: [(520, 300)],
+    710: [(460, 320), (420, 300)],
+    7256: [(620, 320)],
+    4121: [(300, 330)] * 2,
+}
+
+
+@pytest.mark.parametrize("width,height", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+@pytest.mark.parametrize("figure_id", list(DESIGN))
+def test_plots_keep_their_designed_shape_at_every_width(served, sized, figure_id, width, height):
+    page = sized(width, height)
+    page.goto(f"{served}/figure-{figure_id}")
+    wait_for_plot(page, first_plot_name(next(r for r in ROUTES if r.name == f"figure-{figure_id}")))
+    page.locator(".posviz-plot canvas").last.wait_for()
+    [card] = page.evaluate(BOXES_JS)
+    drawn = [(p["right"] - p["left"], p["bottom"] - p["top"]) for p in card["plots"]]
+    assert len(drawn) == len(DESIGN[figure_id])
+    for (w, h), (design_w, design_h) in zip(drawn, DESIGN[figure_id], strict=True):
+        assert w <= design_w + 1, (
+            f"figure {figure_id} at {width}px: {w:.0f} px wide, design {design_w}"
+        )
+        assert abs(h - w * design_h / design_w) <= 2, (
+            f"figure {figure_id} at {width}px: {w:.0f}×{h:.0f} px, not the shape of "
+            f"{design_w}×{design_h}"
+        )

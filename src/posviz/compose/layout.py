@@ -41,6 +41,18 @@ def fit(plot):
     return plot.opts(backend_opts=options, clone=True)
 
 
+def design_width(plot) -> int:
+    """The width in px the figure drew the plot for (its frame or canvas width)."""
+    element = plot[()] if isinstance(plot, hv.DynamicMap) else plot
+    return next((width for width in element.traverse(asked_width) if width), 640)
+
+
+def asked_width(element) -> int | None:
+    """The frame or canvas width ``element``'s own Bokeh options ask for, if any."""
+    options = hv.Store.lookup_options("bokeh", element, "plot").kwargs
+    return options.get("frame_width") or options.get("width")
+
+
 def frame_size(plot) -> tuple[int, int] | None:
     """The (frame_width, frame_height) the plot asks for, if it asks for both."""
     element = plot[()] if isinstance(plot, hv.DynamicMap) else plot
@@ -154,9 +166,15 @@ def figure_layout(figure: object) -> pn.Column:
             pn.pane.HoloViews(
                 fit(plot),
                 linked_axes=False,
-                sizing_mode="stretch_width",
+                # The pane's mode becomes the plot's: shrink to fit, keep the
+                # aspect (square cells stay square), never grow past the design.
+                sizing_mode="scale_width",
                 css_classes=["posviz-plot"],
-                styles={"flex": "1 1 280px", "min-width": "0", "max-width": "640px"},
+                styles={
+                    "flex": "1 1 280px",
+                    "min-width": "0",
+                    "max-width": f"{design_width(plot)}px",
+                },
             )
             for plot in plots
         ],
