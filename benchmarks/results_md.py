@@ -101,13 +101,60 @@ def rows_table(header, rows) -> list[str]:
     return lines + ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
 
 
+def dates(results: dict) -> str:
+    """The span of the measurements' dates (each JSON records its own)."""
+    seen = sorted(r["machine"]["date"] for r in results.values() if "machine" in r)
+    return seen[0] if seen[0] == seen[-1] else f"{seen[0]} to {seen[-1]}"
+
+
+def docs_timeline(runtime: dict) -> list[str]:
+    """Per iframe of the docs page, in the run with the median docs time: where it went."""
+    runs = sorted(
+        (r for r in runtime.get("raw", []) if r.get("docs_frames")), key=lambda r: r["docs_four_ms"]
+    )
+    if not runs:
+        return []
+    run = runs[len(runs) // 2]
+    rows = [
+        [
+            f["figure"],
+            f["connection"],
+            f["painted_ms"],
+            f["live_ms"],
+            f["worker_ms"].get("start pyodide", "—"),
+            f["worker_ms"].get("runtime ready", "—"),
+            f["worker_ms"].get("build page", "—"),
+        ]
+        for f in run["docs_frames"]
+    ]
+    return [
+        "",
+        f"Docs page with four iframes, one run ({run['docs_four_ms']:.0f} ms until all four"
+        f" answered; one figure page alone: {run['one_figure_ms']:.0f} ms). Times from the"
+        " docs page's start; the worker's stages are its own (ms):",
+        "",
+        *rows_table(
+            [
+                "iframe",
+                "connection",
+                "pre-render painted",
+                "live",
+                "start pyodide",
+                "runtime ready",
+                "build page",
+            ],
+            rows,
+        ),
+    ]
+
+
 def render(folder: Path) -> str:
     results = load(folder)
     machine = next(iter(results.values()))["machine"]
     lines = [
         "# Benchmark results",
         "",
-        f"Measured {machine['date']} on {machine['cores']} cores, "
+        f"Measured {dates(results)} on {machine['cores']} cores, "
         f"{machine['memory_gib']} GiB, Python {machine['python']}, {machine['chromium']}. "
         "Regenerate with `./dev bench` (JSON in `benchmarks/results/`).",
         "",
@@ -168,7 +215,10 @@ def render(folder: Path) -> str:
             [key, value, before["ratios"].get(key, "—") if before else "—"]
             for key, value in results["runtime"]["ratios"].items()
         ]
-        lines += rows_table(["ratio", "SharedWorker", "before (one worker per page)"], rows)
+        was = f"before: a worker per page ({before['machine']['date']})" if before else "before"
+        lines += rows_table(
+            ["ratio", f"SharedWorker ({results['runtime']['machine']['date']})", was], rows
+        )
         times = results["runtime"]["times_ms"]
         memory = results["runtime"]["memory_mb"]
         rows = [
@@ -180,6 +230,7 @@ def render(folder: Path) -> str:
             for key, value in memory.items()
         ]
         lines += ["", *rows_table(["median", "SharedWorker", "before"], rows)]
+        lines += docs_timeline(results["runtime"])
     for name in sorted(key for key in results if key.startswith("cold_ab")):
         ab = results[name]
         derived = ab["derived"]

@@ -156,9 +156,36 @@ def run_once(base: str, site: Path) -> dict:
             for frame in page.frames[1:]
         }
         result["docs_runtimes"] = len(runtimes)
+        result["docs_frames"] = [timeline(page, frame) for frame in page.frames[1:]]
         context.close()
     result["blocked"] = len(blocked)
     return result
+
+
+# Where the docs page's time goes, per iframe: when it painted its pre-render
+# and went live (ms from the docs page's own start), and the worker's timings.
+TIMELINE_JS = """() => ({
+  origin: performance.timeOrigin, paint: window.posvizBench && window.posvizBench.firstPaint,
+  live: window.posvizLiveMs || null, timings: window.posvizTimings || {},
+  connection: window.posvizRuntime ? window.posvizRuntime.connection : null,
+})"""
+
+
+def timeline(page, frame) -> dict:
+    origin = page.evaluate("performance.timeOrigin")
+    seen = frame.evaluate(TIMELINE_JS)
+    offset = seen["origin"] - origin
+
+    def since_docs(ms):
+        return round(offset + ms) if ms is not None else None
+
+    return {
+        "figure": frame.url.rsplit("/", 1)[-1].split(".html")[0],
+        "connection": seen["connection"],
+        "painted_ms": since_docs(seen["paint"]),
+        "live_ms": since_docs(seen["live"]),
+        "worker_ms": seen["timings"],
+    }
 
 
 def ratios(run: dict) -> dict:
