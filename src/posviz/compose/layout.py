@@ -20,45 +20,44 @@ from posviz.figures.controls import steady, widgets_for
 WRAP_CSS = ":host { flex-wrap: wrap; gap: 8px; row-gap: 8px; }"
 
 
-def fit(plot):
-    """The plot, scaled to the width of its container and keeping its aspect.
+SIZES = ("frame_width", "frame_height", "width", "height")
 
-    A fixed frame size (square cells) would keep the canvas from shrinking: it
-    becomes the canvas size instead, with room for the title, and scales.
+
+def asked_size(plot) -> dict:
+    """The size options of the plot's first element that asks for one (frame or canvas, px)."""
+    element = plot[()] if isinstance(plot, hv.DynamicMap) else plot
+    for options in element.traverse(lambda part: hv.Store.lookup_options("bokeh", part, "plot")):
+        if any(options.kwargs.get(key) for key in SIZES):
+            return {key: options.kwargs.get(key) for key in SIZES}
+    return {}
+
+
+def plot_pane(plot):
+    """The plot in its pane: it shrinks to fit and keeps its aspect, never grows.
+
+    Square cells stay square, and the plot never grows past the size it was
+    drawn for. A fixed frame size would keep the canvas from shrinking: it becomes the
+    canvas size instead, with room for the title, and scales.
     """
+    size = asked_size(plot)
     options = {"plot.sizing_mode": "scale_width"}
-    frame = frame_size(plot)
-    if frame is not None:
-        width, height = frame
+    if size.get("frame_width") and size.get("frame_height"):
         options.update(
             {
                 "plot.frame_width": None,
                 "plot.frame_height": None,
-                "plot.width": width,
-                "plot.height": height + 30,
+                "plot.width": size["frame_width"],
+                "plot.height": size["frame_height"] + 30,
             }
         )
-    return plot.opts(backend_opts=options, clone=True)
-
-
-def design_width(plot) -> int:
-    """The width in px the figure drew the plot for (its frame or canvas width)."""
-    element = plot[()] if isinstance(plot, hv.DynamicMap) else plot
-    return next((width for width in element.traverse(asked_width) if width), 640)
-
-
-def asked_width(element) -> int | None:
-    """The frame or canvas width ``element``'s own Bokeh options ask for, if any."""
-    options = hv.Store.lookup_options("bokeh", element, "plot").kwargs
-    return options.get("frame_width") or options.get("width")
-
-
-def frame_size(plot) -> tuple[int, int] | None:
-    """The (frame_width, frame_height) the plot asks for, if it asks for both."""
-    element = plot[()] if isinstance(plot, hv.DynamicMap) else plot
-    options = hv.Store.lookup_options("bokeh", element, "plot").kwargs
-    width, height = options.get("frame_width"), options.get("frame_height")
-    return (width, height) if width and height else None
+    widest = size.get("frame_width") or size.get("width") or 640
+    return pn.pane.HoloViews(
+        plot.opts(backend_opts=options, clone=True),
+        linked_axes=False,
+        sizing_mode="scale_width",  # the pane's mode becomes the plot's
+        css_classes=["posviz-plot"],
+        styles={"flex": "1 1 280px", "min-width": "0", "max-width": f"{widest}px"},
+    )
 
 
 def numbers_html(figure: object) -> str:
@@ -162,22 +161,7 @@ def figure_layout(figure: object) -> pn.Column:
         margin=(0, 10),
     )
     plots = WrappingRow(
-        *[
-            pn.pane.HoloViews(
-                fit(plot),
-                linked_axes=False,
-                # The pane's mode becomes the plot's: shrink to fit, keep the
-                # aspect (square cells stay square), never grow past the design.
-                sizing_mode="scale_width",
-                css_classes=["posviz-plot"],
-                styles={
-                    "flex": "1 1 280px",
-                    "min-width": "0",
-                    "max-width": f"{design_width(plot)}px",
-                },
-            )
-            for plot in plots
-        ],
+        *[plot_pane(plot) for plot in plots],
         sizing_mode="stretch_width",
         stylesheets=[FIGURE_BODY_CSS],
     )

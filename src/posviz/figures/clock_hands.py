@@ -139,30 +139,14 @@ class ClockHands(Figure):
         rows, closed = self.offset_curves()
         overlay = hv.Overlay(
             [
-                hv.Curve(
-                    (OFFSETS, rows),
-                    "offset k",
-                    DOT,
-                    label="from rows",
-                ).opts(
-                    color=PALETTE[0],
-                    line_width=3,
-                    framewise=True,
-                    hooks=[self.track("rows")],
-                    **QUIET,
-                ),
-                hv.Curve(
-                    (OFFSETS, closed),
-                    "offset k",
-                    DOT,
-                    label="Σ cos(ωᵢk)",
-                ).opts(
+                self._dot_curve("rows", rows, "from rows", color=PALETTE[0], line_width=3),
+                self._dot_curve(
+                    "closed",
+                    closed,
+                    "Σ cos(ωᵢk)",
                     color=PALETTE[1],
                     line_width=2,
                     line_dash="dashed",
-                    framewise=True,
-                    hooks=[self.track("closed")],
-                    **QUIET,
                 ),
             ]
         )
@@ -175,6 +159,12 @@ class ClockHands(Figure):
             title=self.dot_title(),
             framewise=True,
             hooks=[name_plot(f"posviz-{self.figure_id}-dot"), self.track("dot")],
+        )
+
+    def _dot_curve(self, key: str, values, label: str, **style):
+        """One dot-product curve against the offset k, tracked as ``key`` for in-place steps."""
+        return hv.Curve((OFFSETS, values), "offset k", DOT, label=label).opts(
+            framewise=True, hooks=[self.track(key)], **style, **QUIET
         )
 
     @param.depends("pos", watch=True)
