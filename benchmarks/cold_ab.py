@@ -14,9 +14,8 @@ import argparse
 import json
 import statistics
 from contextlib import ExitStack
-from pathlib import Path
 
-from common import chromium, sealed_context, static_server, table, write
+from common import chromium, named_site, sealed_context, static_server, table, write
 from runtime import TOPIC, bench_pages, floor_ms, open_until_answered
 
 
@@ -36,16 +35,18 @@ def one_round(base: str) -> dict:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--site", action="append", required=True, help="name=folder")
+    parser.add_argument(
+        "--site", action="append", required=True, type=named_site, help="name=folder"
+    )
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--name", default="cold_ab", help="results/<name>.json")
     args = parser.parse_args()
-    sites = dict(item.split("=", 1) for item in args.site)
+    sites = dict(args.site)
     raw: dict[str, list[dict]] = {name: [] for name in sites}
     with ExitStack() as stack:
         bases = {}
         for name, folder in sites.items():
-            bases[name] = stack.enter_context(static_server(Path(folder), bench_pages()))
+            bases[name] = stack.enter_context(static_server(folder, bench_pages()))
         for index in range(args.rounds):
             for name in sites:
                 run = one_round(bases[name])

@@ -5,6 +5,7 @@ Timing here is measured, never asserted: the tests check behaviour, the
 benchmarks report numbers (see RESULTS.md).
 """
 
+import argparse
 import json
 import platform
 import statistics
@@ -136,6 +137,25 @@ def press_and_wait(
 
 
 posviz_server = _browser.posviz_server  # `posviz serve` while a block runs
+
+
+def site_folder(text: str) -> Path:
+    """argparse type for ``--site``: a folder that ``posviz build`` made."""
+    path = Path(text)
+    if not (path / "site.json").is_file():
+        raise argparse.ArgumentTypeError(
+            f"{text} is not a built posviz export (it has no site.json); "
+            "make one with ./dev build --out DIR"
+        )
+    return path
+
+
+def named_site(text: str) -> tuple[str, Path]:
+    """argparse type for ``--site name=folder``."""
+    name, equals, folder = text.partition("=")
+    if not (name and equals):
+        raise argparse.ArgumentTypeError(f"{text!r}: give name=folder, e.g. before=/tmp/before")
+    return name, site_folder(folder)
 
 
 def built_site(out: Path | None = None) -> Path:

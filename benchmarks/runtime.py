@@ -26,6 +26,7 @@ from common import (
     built_site,
     chromium,
     sealed_context,
+    site_folder,
     static_server,
     summary,
     table,
@@ -239,7 +240,7 @@ def report(derived: dict, title: str) -> None:
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--site", type=Path, help="a built export (default: build one)")
+    parser.add_argument("--site", type=site_folder, help="a built export (default: build one)")
     parser.add_argument("--name", default="runtime", help="results/<name>.json")
     parser.add_argument(
         "--rederive", action="store_true", help="recompute results/<name>.json from its raw runs"

@@ -19,13 +19,13 @@ point PYTHONPATH at the other source for its serve side.
 
 import argparse
 import time
-from pathlib import Path
 
 from common import (
     built_site,
     chromium,
     press_and_wait,
     sealed_context,
+    site_folder,
     static_server,
     summary,
     table,
@@ -153,7 +153,7 @@ def main():
     parser.add_argument("--settle-ms", type=int, default=200)
     parser.add_argument("--port", type=int, default=5082)
     parser.add_argument("--only", choices=["export", "serve"], help="measure one side only")
-    parser.add_argument("--site", type=Path, help="a built export (default: build one)")
+    parser.add_argument("--site", type=site_folder, help="a built export (default: build one)")
     parser.add_argument("--name", default="slider_latency", help="results/<name>.json")
     args = parser.parse_args()
     started = time.monotonic()

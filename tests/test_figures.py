@@ -123,8 +123,14 @@ def test_every_plot_has_no_toolbar_and_only_the_tools_it_asks_for(cls):
 
 
 @pytest.mark.parametrize("cls", FIGURES.values())
-def test_every_plot_is_named_and_drawn_on_a_2d_canvas_not_webgl(cls):
-    figures = [hv.render(plot) for plot in cls().plots()]
+@pytest.mark.parametrize("sliders", ["defaults", "every slider moved"])
+def test_every_plot_is_named_and_drawn_on_a_2d_canvas_not_webgl(cls, sliders):
+    scratch, asked = cls(), {}
+    if sliders != "defaults":
+        for name in scratch.sliders():
+            asked[name] = other_value(scratch, name)
+            setattr(scratch, name, asked[name])
+    figures = [hv.render(plot) for plot in cls(**asked).plots()]
     assert hv.renderer("bokeh").webgl  # HoloViews' default stays as it is
     assert all(figure.name.startswith(f"posviz-{cls.figure_id}-") for figure in figures)
     assert [figure.output_backend for figure in figures] == ["canvas"] * len(figures)
