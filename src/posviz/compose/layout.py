@@ -20,41 +20,39 @@ from posviz.figures.controls import steady, widgets_for
 WRAP_CSS = ":host { flex-wrap: wrap; gap: 8px; row-gap: 8px; }"
 
 
-SIZES = ("frame_width", "frame_height", "width", "height")
-
-
-def asked_size(plot) -> dict:
-    """The size options of the plot's first element that asks for one (frame or canvas, px)."""
+def frame_size(plot) -> tuple[int, int] | None:
+    """The (frame_width, frame_height) the plot asks for, if it asks for both."""
     element = plot[()] if isinstance(plot, hv.DynamicMap) else plot
-    for options in element.traverse(lambda part: hv.Store.lookup_options("bokeh", part, "plot")):
-        if any(options.kwargs.get(key) for key in SIZES):
-            return {key: options.kwargs.get(key) for key in SIZES}
-    return {}
+    options = hv.Store.lookup_options("bokeh", element, "plot").kwargs
+    width, height = options.get("frame_width"), options.get("frame_height")
+    return (width, height) if width and height else None
 
 
 def plot_pane(plot):
-    """The plot in its pane: it shrinks to fit and keeps its aspect, never grows.
+    """The plot in its pane, sized for any screen.
 
-    Square cells stay square, and the plot never grows past the size it was
-    drawn for. A fixed frame size would keep the canvas from shrinking: it becomes the
-    canvas size instead, with room for the title, and scales.
+    A plot with a fixed frame (4121's grids of square cells) scales with the
+    width and keeps its aspect, up to the size it was drawn for; the frame
+    size becomes the canvas size, with room for the title. Line and bar plots
+    stretch to the width and keep their height, so a phone still shows their
+    curves and legends at a readable size.
     """
-    size = asked_size(plot)
-    options = {"plot.sizing_mode": "scale_width"}
-    if size.get("frame_width") and size.get("frame_height"):
-        options.update(
-            {
-                "plot.frame_width": None,
-                "plot.frame_height": None,
-                "plot.width": size["frame_width"],
-                "plot.height": size["frame_height"] + 30,
-            }
-        )
-    widest = size.get("frame_width") or size.get("width") or 640
+    frame = frame_size(plot)
+    if frame is None:
+        mode, options, widest = "stretch_width", {}, 640
+    else:
+        width, height = frame
+        mode, widest = "scale_width", width
+        options = {
+            "plot.frame_width": None,
+            "plot.frame_height": None,
+            "plot.width": width,
+            "plot.height": height + 30,
+        }
     return pn.pane.HoloViews(
-        plot.opts(backend_opts=options, clone=True),
+        plot.opts(backend_opts={"plot.sizing_mode": mode, **options}, clone=True),
         linked_axes=False,
-        sizing_mode="scale_width",  # the pane's mode becomes the plot's
+        sizing_mode=mode,  # the pane's mode becomes the plot's
         css_classes=["posviz-plot"],
         styles={"flex": "1 1 280px", "min-width": "0", "max-width": f"{widest}px"},
     )
