@@ -475,7 +475,7 @@ def test_serve_refuses_broken_content_before_starting_anything(broken, capsys, m
     def started(*args, **kwargs):
         pytest.fail("posviz serve started panel despite broken content")
 
-    monkeypatch.setattr(os, "execv", started)  # how serve becomes panel serve
+    monkeypatch.setattr(os, "execve", started)  # how serve becomes panel serve
 
     assert main(["serve", "--port", "0"]) == 1
     out, err = capsys.readouterr()

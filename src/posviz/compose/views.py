@@ -11,7 +11,7 @@ from functools import cache
 import panel as pn
 
 from posviz import content, internals
-from posviz.compose import access
+from posviz.compose import access, memory
 from posviz.compose import routes as routing
 from posviz.compose.links import DeepLinks
 from posviz.compose.routes import HOME, figure_order, figure_route, href, page_route, topic_route
@@ -327,6 +327,9 @@ def servable(name: str):
         title = "posviz: error"
     if pn.state.curdoc is not None:
         from bokeh.models import CustomJS
+
+        if not routing.exported():
+            pn.state.on_session_destroyed(memory.on_session_destroyed)
 
         pn.state.curdoc.js_on_event("document_ready", CustomJS(code=SCROLL_TO_FRAGMENT))
         access.install(pn.state.curdoc)
