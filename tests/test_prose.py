@@ -297,6 +297,13 @@ def test_curves_cross_at_k_squared_over_two():
         r"cross: at S = k²/2 = (\d+\.\d)\.",
     )
     assert (ck, cm, cside) == (k, m, side)
+    assert "From S = 2 up to that point" in caption(7256) and "beyond it the window does" in (
+        caption(7256)
+    )
+    entries = AttentionCost(k=int(k), m=int(m)).entries(FINE_SIDES)
+    cheaper_axial = entries["axial"] < entries["window"]
+    assert cheaper_axial[(FINE_SIDES > 2) & (FINE_SIDES < float(side))].all()
+    assert not cheaper_axial[FINE_SIDES > float(side)].any()
     # Every slider position: one crossing above S = 2 exactly when k ≥ 3 and k² < 2m.
     coarse = np.arange(2.25, 256.01, 0.5)
     low, high = AttentionCost.param.k.bounds

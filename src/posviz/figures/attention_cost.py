@@ -19,15 +19,15 @@ class AttentionCost(Figure):
     figure_id = 7256
     title = "What one attention layer costs on an image"
     caption = (
-        "Start at the defaults, k = 7 and m = 32, and find where the two lower curves cross: "
-        "at S = k²/2 = 24.5. Left of that point the image is narrower than the span, so an "
-        "axial layer costs 2·S³ and comes out cheaper; right of it the window does. Past the "
-        "dotted line at S = k and the dashed line at S = m nothing is clipped, both curves "
-        "grow as S² and they run parallel, a constant factor k²/(2m) apart: try k = 8, where "
-        "k² = 2m and the two coincide from S = m on. Each curve counts the entries of one "
-        "layer's attention matrix on an S×S image, on a log10 scale against the image side: "
-        "S⁴ for global attention, S²·k² for a k×k window, and 2·S²·m for one axial layer, "
-        "a row pass and a column pass of span m, whether side by side or one after the other."
+        "Start at the defaults, k = 7 and m = 32, and find where the two lower curves cross: at"
+        " S = k²/2 = 24.5. From S = 2 up to that point the image is narrower than the span, so "
+        "an axial layer costs 2·S³ and comes out cheaper; beyond it the window does. Past the "
+        "dotted line at S = k and the dashed line at S = m nothing is clipped, both curves grow"
+        " as S² and they run parallel, a constant factor k²/(2m) apart: try k = 8, where k² = "
+        "2m and the two coincide from S = m on. Each curve counts the entries of one layer's "
+        "attention matrix on an S×S image, on a log10 scale against the image side: S⁴ for "
+        "global attention, S²·k² for a k×k window, and 2·S²·m for one axial layer, a row pass "
+        "and a column pass of span m, whether side by side or one after the other."
     )
 
     k = Slider(
