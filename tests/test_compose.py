@@ -184,7 +184,7 @@ def test_topic_view_attributes_each_live_figure_to_its_page_section(site):
         (96, aiayn, "2. The Encoder Layer", AIAYN, 2),
         (710, aiayn, "4. Embeddings and Positional Encoding", AIAYN, 4),
         (7256, pixels, "1. Why n² Kills Images", PIXELS, 1),
-        (4121, pixels, "4. Axes: Attention Along Rows and Columns", PIXELS, 4),
+        (4121, pixels, "4. Axes: Attention One Axis at a Time", PIXELS, 4),
     ]
     assert len(blocks) == len(expected)
     for block, (figure_id, title, heading, slug, number) in zip(blocks, expected, strict=True):

@@ -84,7 +84,7 @@ def test_real_content_has_the_four_pages_with_titles_and_kinds(site):
                 "1. Why n² Kills Images",
                 "2. Local Windows",
                 "3. Query Blocks and Memory Blocks",
-                "4. Axes: Attention Along Rows and Columns",
+                "4. Axes: Attention One Axis at a Time",
                 "5. Position on a Grid",
             ],
         ),
@@ -110,7 +110,7 @@ def test_real_pages_place_their_figures_in_the_right_sections(site):
         AIAYN: {"2. The Encoder Layer": (96,), "4. Embeddings and Positional Encoding": (710,)},
         PIXELS: {
             "1. Why n² Kills Images": (7256,),
-            "4. Axes: Attention Along Rows and Columns": (4121,),
+            "4. Axes: Attention One Axis at a Time": (4121,),
         },
     }
     # A figure sits between the text before it and the text after it.
@@ -134,7 +134,7 @@ def test_real_topic_category_reading_order_figures_and_tags(site):
         (96, AIAYN, "2. The Encoder Layer"),
         (710, AIAYN, "4. Embeddings and Positional Encoding"),
         (7256, PIXELS, "1. Why n² Kills Images"),
-        (4121, PIXELS, "4. Axes: Attention Along Rows and Columns"),
+        (4121, PIXELS, "4. Axes: Attention One Axis at a Time"),
     ]
     assert site.tags(topic) == [
         ("Self-attention", 2),
@@ -284,7 +284,7 @@ def test_unknown_figure_id_is_reported_at_its_figure_line(broken):
     page = broken / f"pages/{AIAYN}.md"
     edit(page, "::: figure 710\n", "::: figure 711\n")
     [(path, line, message)] = problems_of(broken)
-    assert (path, line) == (f"pages/{AIAYN}.md", line_of(page, "::: figure 711")) == (path, 40)
+    assert (path, line) == (f"pages/{AIAYN}.md", line_of(page, "::: figure 711")) == (path, 42)
     assert message.startswith("unknown figure id '711' (known: ")
     assert ", ".join(map(str, sorted(figure_ids()))) in message
 

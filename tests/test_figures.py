@@ -436,7 +436,8 @@ def drawn_and_expected(figure, values: dict):
                     "axial": 2 * sides**2 * np.minimum(m, sides),
                 }[scheme]
             )
-        drawn["tie line"], expected["tie line"] = spans(figure.plots()[0]), [k]
+        # The dotted line at S = k, the dashed one at S = m (where window and span stop clipping).
+        drawn["lines"], expected["lines"] = sorted(spans(figure.plots()[0])), sorted([k, m])
         drawn["ratio"], expected["ratio"] = f"= **{k * k / (2 * m):.2f}**", None
         assert drawn["ratio"] in figure.readout()
         del drawn["ratio"], expected["ratio"]

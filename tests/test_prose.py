@@ -12,11 +12,13 @@ import math
 import re
 from pathlib import Path
 
+import holoviews as hv
 import numpy as np
 import pytest
+from bokeh.models import Span
 
 from posviz import content
-from posviz.figures import FIGURES, ClockHands, ParameterBudget, QueryReach
+from posviz.figures import FIGURES, AttentionCost, ClockHands, ParameterBudget, QueryReach
 from posviz.figures.parameter_budget import PRESETS
 from posviz.maths import budget, cost, encoding, reach
 
@@ -100,19 +102,27 @@ def test_totals_beside_the_papers():
 
 def test_projection_biases_are_about_37k_in_the_base_model():
     text = page_text(AIAYN)
-    per_block, blocks, thousands = stated(
-        text, r"4·(\d+) per block over the (\d+) attention blocks of the base model, about (\d+) K"
+    per_block, blocks, enc, dec_self, dec_cross, thousands = stated(
+        text,
+        r"4·(\d+) per block over the (\d+) attention blocks of the base model "
+        r"\((\d+) \+ (\d+) \+ (\d+): one in each encoder layer, two in each decoder layer, "
+        r"see §3 below\), about (\d+) K",
     )
     d = BASE["d_model"]
     bias_per_block = budget.attention_block(d) - 4 * d * d
     counts = budget.parameter_counts(**BASE)
-    attention_blocks = sum(
-        counts[role] // budget.attention_block(d) for role in budget.ROLES if "attention" in role
-    )
+    per_role = {
+        role: counts[role] // budget.attention_block(d)
+        for role in budget.ROLES
+        if "attention" in role
+    }
     assert bias_per_block == 4 * int(per_block)
-    assert attention_blocks == int(blocks) == 18
-    assert fmt(attention_blocks * bias_per_block / 1000) == thousands == "37"
-    checked(AIAYN, per_block, blocks, thousands)
+    # The 6 + 6 + 6, role by role: encoder self-attention, decoder self- and cross-attention.
+    assert list(per_role.values()) == [int(enc), int(dec_self), int(dec_cross)]
+    assert sum(per_role.values()) == int(blocks) == 18
+    assert fmt(sum(per_role.values()) * bias_per_block / 1000) == thousands == "37"
+    assert "Writing d for d_model, an attention block then holds 4·d² + 4·d parameters" in text
+    checked(AIAYN, per_block, blocks, enc, dec_self, dec_cross, thousands)
 
 
 def test_shares_of_a_layer_and_of_the_model():
@@ -147,10 +157,13 @@ def test_heads_do_not_change_the_count():
 def test_clock_hands_numbers():
     text = page_text(AIAYN)
     omegas = encoding.frequencies(128)
-    assert "ω₀ = 1 and completes a turn every 2π ≈ 6.28 positions" in text
+    assert "with ω₀ = 1 it is back at its start after 2π ≈ 6.28 positions" in text
     assert omegas[0] == 1 and fmt(2 * math.pi / omegas[0], 2) == "6.28"
-    (base,) = stated(text, r"stretch geometrically towards (\d+)·2π")
-    assert float(base) == encoding.BASE
+    (base,) = stated(text, r"approaching (\d+)·2π for the last")
+    periods = 2 * math.pi / omegas
+    assert periods[-1] < float(base) * 2 * math.pi == encoding.BASE * 2 * math.pi
+    assert periods[-1] == pytest.approx(encoding.BASE * 2 * math.pi, rel=0.2)
+    # "grow by the same factor from hand to hand"
     assert np.all(np.diff(np.log(omegas)) == pytest.approx(np.log(omegas[1] / omegas[0])))
     checked(AIAYN, "1", "6.28", base)
 
@@ -209,17 +222,127 @@ def test_window_ratio_at_224():
     checked(PIXELS, side, k, ratio)
 
 
+# Image sides between the half-integers: a crossing at S = k²/2 falls strictly between two.
+FINE_SIDES = np.arange(1.0, 256.01, 0.25)
+
+
+def crossings(k: int, m: int, sides=FINE_SIDES) -> list[float]:
+    """Where the figure's window and axial curves change places (midpoints of sign changes)."""
+    found = AttentionCost(k=k, m=m).entries(sides)
+    sign = np.sign(found["window"] - found["axial"])
+    at = np.flatnonzero(sign)
+    return [
+        float(sides[a] + sides[b]) / 2
+        for a, b in zip(at, at[1:], strict=False)
+        if sign[a] != sign[b]
+    ]
+
+
 def test_window_and_axial_tie():
+    """k² = 2m: the curves coincide from S = max(k, m) on, and only there."""
     text = page_text(PIXELS)
-    k, m = stated(text, r"\(for example k = (\d+) and m = (\d+)\)")
+    k, m, start = stated(
+        text, r"\(for example k = (\d+) and m = (\d+)\) and from S = (\d+) on the two curves lie"
+    )
     assert cost.window_to_axial(int(k), int(m)) == 1
-    sides = np.array([64.0, 128.0, 256.0])
-    found = cost.entries(sides, int(k), int(m))
-    assert np.array_equal(found["window"], found["axial"])
-    k7, m7 = stated(caption(7256), r"Try k = (\d+) and m = (\d+) first")
-    assert cost.window_to_axial(int(k7), int(m7)) == 1
-    checked(PIXELS, k, m)
-    checked("7256", k7, m7)
+    sides = np.arange(1, 257)
+    found = AttentionCost(k=int(k), m=int(m)).entries(sides)
+    tied = sides[found["window"] == found["axial"]]
+    assert int(start) == max(int(k), int(m))
+    assert tied[tied > 2].min() == int(start) and np.all(np.diff(tied[tied > 2]) == 1)
+    assert tied.max() == 256
+    (k8,) = stated(caption(7256), r"try k = (\d+), where k² = 2m and the two coincide")
+    assert cost.window_to_axial(int(k8), AttentionCost.param.m.default) == 1
+    checked(PIXELS, k, m, start)
+    checked("7256", k8)
+
+
+def test_curves_are_parallel_only_where_nothing_is_clipped():
+    """The gap log10(k²/2m) is the same at every S ≥ max(k, m), and nowhere below (k ≠ √(2m))."""
+    text = page_text(PIXELS)
+    assert (
+        "run parallel only where the image is at least as wide as both the window and the "
+        "span, S ≥ max(k, m)" in text
+    )
+    sides = np.arange(1, 257, dtype=float)
+    for k, m in [(7, 32), (16, 32), (32, 8), (3, 100), (20, 20)]:
+        found = AttentionCost(k=k, m=m).entries(sides)
+        gap = np.log10(found["window"] / found["axial"])
+        unclipped = sides >= max(k, m)
+        assert gap[unclipped] == pytest.approx(math.log10(k * k / (2 * m)))
+        assert gap[unclipped] == pytest.approx(math.log10(cost.window_to_axial(k, m)))
+        below = sides[(sides < max(k, m)) & (sides >= 2)]
+        if below.size:  # just below max(k, m), one of the two is clipped: the gap differs
+            assert gap[int(below[-1]) - 1] != pytest.approx(gap[-1])
+
+
+def test_curves_cross_at_k_squared_over_two():
+    """The page's and the caption's crossing, and the rule for every k and m the sliders allow."""
+    text = page_text(PIXELS)
+    three, k, m, side = stated(
+        text,
+        r"for any k ≥ (\d+) with k² < 2m the curves cross at S = k²/2, and above S = 2 "
+        r"nowhere else: with the defaults, k = (\d+) and m = (\d+), axial is the cheaper "
+        r"below S = (\d+\.\d) and the window above it",
+    )
+    assert (int(k), int(m)) == (AttentionCost.param.k.default, AttentionCost.param.m.default)
+    (found,) = [c for c in crossings(int(k), int(m)) if c > 2]
+    assert abs(found - float(side)) <= 0.125 and float(side) == int(k) ** 2 / 2
+    near = AttentionCost(k=int(k), m=int(m)).entries([float(side) - 1, float(side) + 1])
+    below, above = near["window"] / near["axial"]
+    assert below > 1 > above  # axial cheaper below the crossing, the window above it
+    ck, cm, cside = stated(
+        caption(7256),
+        r"Start at the defaults, k = (\d+) and m = (\d+), and find where the two lower curves "
+        r"cross: at S = k²/2 = (\d+\.\d)\.",
+    )
+    assert (ck, cm, cside) == (k, m, side)
+    assert "From S = 2 up to that point" in caption(7256) and "beyond it the window does" in (
+        caption(7256)
+    )
+    entries = AttentionCost(k=int(k), m=int(m)).entries(FINE_SIDES)
+    cheaper_axial = entries["axial"] < entries["window"]
+    assert cheaper_axial[(FINE_SIDES > 2) & (FINE_SIDES < float(side))].all()
+    assert not cheaper_axial[FINE_SIDES > float(side)].any()
+    # Every slider position: one crossing above S = 2 exactly when k ≥ 3 and k² < 2m.
+    coarse = np.arange(2.25, 256.01, 0.5)
+    low, high = AttentionCost.param.k.bounds
+    for kk in range(low, high + 1):
+        for mm in range(1, AttentionCost.param.m.bounds[1] + 1, 3):
+            expected = [kk * kk / 2] if kk >= int(three) and kk * kk < 2 * mm else []
+            got = crossings(kk, mm, coarse)
+            assert len(got) == len(expected), (kk, mm, got)
+            assert all(abs(g - e) <= 0.25 for g, e in zip(got, expected, strict=True))
+            assert cost.crossing(kk, mm) == (expected[0] if expected else None)
+    # "For k ≥ 2 they also meet on images at most 2 pixels wide": window ≥ axial somewhere there.
+    (two, most) = stated(text, r"For k ≥ (\d+) they also meet on images at most (\d+) pixels wide")
+    tiny = np.linspace(1, int(most), 41)
+    for kk in range(1, 33):
+        for mm in (1, 2, 3, 32, 256):
+            e = AttentionCost(k=kk, m=mm).entries(tiny)
+            assert (e["window"] >= e["axial"]).any() == (kk >= int(two)), (kk, mm)
+    checked(PIXELS, three, k, m, side, two, most)
+    checked("7256", ck, cm, cside)
+
+
+def test_the_lines_mark_where_window_and_span_are_clipped():
+    """The caption and the page name the dotted line at S = k and the dashed one at S = m."""
+    figure = AttentionCost(k=9, m=40)
+    plot = hv.renderer("bokeh").get_plot(figure.cost_plot())
+    spans = {tuple(s.line_dash): s.location for s in plot.state.select({"type": Span})}
+    # Bokeh's dash patterns: "dotted" is [2, 4], "dashed" is [6].
+    assert spans == {(2, 4): 9, (6,): 40}
+    entries = figure.entries(np.arange(1, 257))
+    sides = np.arange(1, 257)
+    # Left of each line the curve is clipped: the window as global below k, the span below m.
+    assert np.array_equal(entries["window"][sides < 9], (sides[sides < 9] ** 4).astype(float))
+    assert np.array_equal(entries["axial"][sides < 40], 2.0 * sides[sides < 40] ** 3)
+    assert "the dotted line at S = k and the dashed line at S = m" in caption(7256)
+    assert (
+        "left of the dotted line at S = k, and the span to S left of the dashed line at S = m"
+        in (page_text(PIXELS))
+    )
+    assert "The dotted line marks S = k and the dashed line S = m" in figure.readout()
 
 
 def test_full_axial_is_s_over_2_below_global():
@@ -295,24 +418,171 @@ def mask_is_full_box(mask) -> bool:
     return mask.sum() == (np.ptp(rows) + 1) * (np.ptp(cols) + 1)
 
 
+def passes(side: int) -> dict[str, np.ndarray]:
+    """Who attends whom, (query, key) over raster pixels: a row pass and a column pass, m = S.
+
+    Built from the definitions, independently of ``posviz.maths``.
+    """
+    rows, cols = np.divmod(np.arange(side * side), side)
+    return {"row": rows[:, None] == rows[None, :], "column": cols[:, None] == cols[None, :]}
+
+
+def through(query: int, *layers: np.ndarray) -> np.ndarray:
+    """The pixels whose information reaches ``query`` through ``layers``, first layer first."""
+    reached = np.zeros(layers[0].shape[0], bool)
+    reached[query] = True
+    for attends in reversed(layers):
+        reached = (attends[reached]).any(axis=0)
+    return reached
+
+
 def test_axial_is_a_cross_after_one_layer_and_everything_after_two():
-    """One axial layer is row and column attention side by side (CCNet's criss-cross)."""
+    """One axial layer here: a row pass and a column pass side by side (CCNet's criss-cross)."""
     side, row, col = 16, 5, 11
     one = reach.reach(side, row, col, scheme("axial"), 1)
     expected = np.zeros((side, side), bool)
     expected[row, :] = expected[:, col] = True
     assert np.array_equal(one, expected)
     assert reach.reach(side, row, col, scheme("axial"), 2).all()
-    # A row pass, then a column pass (Axial-DeepLab, Axial Transformer) reaches the same.
-    row_pass = np.zeros((side, side), bool)
-    row_pass[row, :] = True
-    column_after_row = np.broadcast_to(row_pass.any(axis=0), (side, side))
-    assert column_after_row.all()
+    # The same from the passes' attention matrices.
+    lines = passes(side)
+    side_by_side = lines["row"] | lines["column"]
+    query = row * side + col
+    assert np.array_equal(through(query, side_by_side).reshape(side, side), one)
+    assert through(query, side_by_side, side_by_side).all()
+    # A row pass, then a column pass (Axial-DeepLab, Axial Transformer) reaches the same,
+    # and one pass alone does not.
+    assert through(query, lines["row"], lines["column"]).all()
+    assert through(query, lines["row"]).sum() == side
     text = page_text(PIXELS)
-    assert "row attention and the column attention run side by side" in text
+    assert "Each pass has a span of m pixels on its axis" in text
+    assert "a row pass followed by a column pass already reaches the whole image" in text
+    assert (
+        "Its left grid is one such layer, a cross; its right grid is two, the whole image" in text
+    )
     assert "Axial lights a cross after one layer and the whole image after two" in text
-    assert "row and column attention side by side in one layer" in caption(4121)
+    assert "a row pass and a column pass side by side in one layer" in caption(4121)
     assert "then along its column" not in text  # the old, sequential definition
+
+
+def test_the_reach_figure_shows_full_rows_and_columns():
+    """The reach figure has no span: its axial scheme is m = S, and the page and caption say so."""
+    figure = QueryReach(scheme="axial", side=24, row=3, col=20)
+    assert not any("span" in name for name in figure.sliders())
+    assert figure.reached(1).sum() == 2 * 24 - 1  # whole row and whole column
+    assert "it shows m = S and has no span slider" in page_text(PIXELS)
+    assert "*axial* over full rows and columns (m = S)" in caption(4121)
+
+
+def test_two_side_by_side_layers_cost_twice_the_sequential_pair():
+    """Two criss-cross layers: 4·S²·m; a row pass then a column pass: 2·S²·m (full spans)."""
+    text = page_text(PIXELS)
+    assert (
+        "it takes two such layers to reach everything, 4·S²·m, twice the cost of the "
+        "sequential pair" in text
+    )
+    assert (
+        "a row pass followed by a column pass already reaches the whole image, for 2·S²·m" in text
+    )
+    assert (
+        "a row pass and a column pass of span m, whether side by side or one after the other"
+        in (caption(7256))
+    )
+    assert "at twice the cost" in caption(4121)
+    for side in (8, 16, 24):
+        lines = passes(side)
+        one_pass = int(lines["row"].sum())
+        assert one_pass == side**2 * side == int(lines["column"].sum())  # S²·m at m = S
+        layer = AttentionCost(k=1, m=side).entries([side])["axial"][0]  # the figure's count
+        assert layer == 2 * one_pass  # one layer: both passes, either arrangement
+        sequential = int(lines["row"].sum() + lines["column"].sum())
+        assert 2 * layer == 4 * side**3 == 2 * sequential
+    checked(PIXELS, "4")
+
+
+# The figure's defaults, where the page sends the reader to the corners.
+CORNERS = {
+    "top-left": (0, 0),
+    "top-right": (0, 15),
+    "bottom-left": (15, 0),
+    "bottom-right": (15, 15),
+}
+
+
+def reach_count(scheme_name: str, row: int, col: int) -> int:
+    figure = QueryReach(scheme=scheme_name, row=row, col=col)
+    return int(figure.reached(1).sum())
+
+
+def clipping_edges(scheme_name: str) -> set[str]:
+    """The image edges whose middle query reaches fewer pixels than the image's middle one.
+
+    The middle of an edge, so that a corner (on two edges) does not blame both.
+    """
+    figure = QueryReach()
+    last, half = figure.side - 1, figure.side // 2
+    full = reach_count(scheme_name, half, half)
+    middles = {"top": (0, half), "bottom": (last, half), "left": (half, 0), "right": (half, last)}
+    return {edge for edge, at in middles.items() if reach_count(scheme_name, *at) < full}
+
+
+def test_which_edges_clip_which_scheme():
+    """§4 and the caption: the window at all four edges, 1D at the top, 2D at top and sides."""
+    assert QueryReach().side == 16
+    assert clipping_edges("local") == {"top", "bottom", "left", "right"}
+    assert clipping_edges("block-1d") == {"top"}
+    assert clipping_edges("block-2d") == {"top", "left", "right"}
+    assert clipping_edges("axial") == clipping_edges("global") == set()
+    assert (
+        "the window at all four, the 1D block only at the top (its memory runs backwards in "
+        "raster order), the 2D block at the top and the sides" in caption(4121)
+    )
+    text = page_text(PIXELS)
+    assert "so only the top of the image cuts it" in text
+    assert "never down, so the top and the sides cut it" in text
+    assert "cut off at the edge" not in text  # the old claim, true at the top corners only
+
+
+def test_corner_counts_per_scheme():
+    text = page_text(PIXELS)
+    kept, cells = stated(text, r"The window keeps only (\d+) of its (\d+) cells in every corner")
+    assert {reach_count("local", *at) for at in CORNERS.values()} == {int(kept)}
+    assert reach_count("local", 8, 8) == int(cells)
+    own, top_right, bottom = stated(
+        text,
+        r"in the top-left corner the query keeps just its own block of (\d+) pixels, in the "
+        r"top-right (\d+), and in both bottom corners all (\d+)",
+    )
+    figure = QueryReach()
+    assert int(own) == figure.query_length == reach_count("block-1d", *CORNERS["top-left"])
+    assert int(top_right) == reach_count("block-1d", *CORNERS["top-right"])
+    assert int(bottom) == reach_count("block-1d", 8, 8)
+    assert {reach_count("block-1d", *CORNERS[c]) for c in ("bottom-left", "bottom-right")} == {
+        int(bottom)
+    }
+    top, full, low = stated(
+        text,
+        r"a top corner keeps (\d+) of its (\d+) pixels, a bottom corner (\d+), and the middle "
+        r"of the bottom edge all \d+",
+    )
+    (edge_middle,) = stated(text, r"and the middle of the bottom edge all (\d+)")
+    at_most = (figure.block_height + figure.memory_above) * (
+        figure.block_width + 2 * figure.memory_side
+    )
+    assert int(full) == int(edge_middle) == at_most == reach_count("block-2d", 8, 8)
+    assert int(edge_middle) == reach_count("block-2d", 15, 8)
+    assert {reach_count("block-2d", *CORNERS[c]) for c in ("top-left", "top-right")} == {int(top)}
+    assert {reach_count("block-2d", *CORNERS[c]) for c in ("bottom-left", "bottom-right")} == {
+        int(low)
+    }
+    (cross,) = stated(text, r"The axial cross keeps all (\d+) of its pixels wherever the query is")
+    side = figure.side
+    assert (
+        {reach_count("axial", r, c) for r in range(0, side, 3) for c in range(0, side, 5)}
+        == {int(cross)}
+        == {2 * side - 1}
+    )
+    checked(PIXELS, kept, cells, own, top_right, bottom, top, full, low, edge_middle, cross)
 
 
 def test_stand_alone_self_attention_outperformed_its_baseline():
@@ -398,6 +668,95 @@ def test_typical_score_at_width_64():
     checked(QKV, d_k, spread)
 
 
+def test_the_dot_product_cannot_tell_before_from_after():
+    """Σ cos(ωᵢ·k) is even in k: PE(p)·PE(p+k) = PE(p)·PE(p−k)."""
+    text = page_text(AIAYN)
+    assert "since cosine is even, Σᵢ cos(ωᵢ·k) takes the same value at −k as at k" in text
+    ks = np.arange(0, 60)
+    for d_model in (16, 128, 512):
+        assert encoding.dot_closed_form(-ks, d_model) == pytest.approx(
+            encoding.dot_closed_form(ks, d_model)
+        )
+        for pos in (60, 75):  # p − k stays a valid position
+            assert encoding.dot_from_rows(pos, -ks, d_model) == pytest.approx(
+                encoding.dot_from_rows(pos, ks, d_model)
+            )
+
+
+def test_every_symbol_of_the_encoding_is_defined():
+    text = page_text(AIAYN)
+    (top,) = stated(text, r"i = 0, 1, …, d_model/2 − (\d)")
+    d_model = 128
+    assert len(encoding.frequencies(d_model)) == d_model // 2 - int(top) + 1
+    assert "The paper gives no reason for the factor √d_model" in text
+    assert "dimensions 2i and 2i + 1, as hand i of a clock" in text
+
+
+def test_softmax_is_written_on_the_scaled_scores():
+    """Step 3 in the scaled form of Vaswani et al. §3.2.1, Eq. 1; read literally it gives 0.14."""
+    text = page_text(QKV)
+    (formula,) = stated(text, r"\*\*Normalise\.\*\* (αⱼ = [^,]+),")
+    assert formula == "αⱼ = exp(sⱼ/√d_k) / Σₗ exp(sₗ/√d_k)"
+    assert "αⱼ = exp(sⱼ) / Σₗ exp(sₗ)" not in text
+    # Evaluate the formula as written on the worked example's scores: the table's weights.
+    scores = np.array([1.0, 2.0, 3.0])
+    literal = np.exp(scores / math.sqrt(2)) / np.exp(scores / math.sqrt(2)).sum()
+    assert [fmt(w, 2) for w in literal] == ["0.14", "0.28", "0.58"]
+
+
+def test_claims_are_qualified_and_sourced():
+    qkv, aiayn = page_text(QKV), page_text(AIAYN)
+    before = page_text("attention-before-transformers")
+    assert "a comparison the authors take from Britz et al. (2017)" in qkv
+    assert "most of its weight on one key" in qkv and "almost all" not in qkv
+    assert "A model made only of unmasked attention has to be given the order" in qkv
+    assert "Irie et al. (2019) and Haviv et al. (2022)" in qkv
+    assert "PyTorch's `nn.Transformer` and fairseq do (the authors' own tensor2tensor" in aiayn
+    assert "most implementations" not in aiayn
+    assert (
+        "41.8 in Table 2 of the arXiv version (v5); its §6.1, like the NIPS paper, reports 41.0"
+        in (aiayn)
+    )
+    assert "Kalchbrenner and Blunsom (2013)" in before
+    assert "The first neural translation systems" not in before
+    # Bahdanau et al. is cited as ICLR 2015 wherever a year is given.
+    assert "Bahdanau, Cho and Bengio (ICLR 2015)" in before
+    for slug in content.load(CONTENT).pages:
+        assert not re.search(r"Bahdanau[^.]*\(2014\)", page_text(slug)), slug
+    assert "Their three content-based scores" in before and "*location*-based score" in before
+
+
+def test_a_learner_finds_every_symbol_defined():
+    before, pixels = page_text("attention-before-transformers"), page_text(PIXELS)
+    assert "W and U are learned matrices" in before and "the learned vector v" in before
+    assert "wrote h̄ₛ for the encoder state at source position s" in before
+    assert "where d is the width of the layer's output (d_out in the paper)" in pixels
+    assert "an embedding r, made by concatenating" in pixels
+    assert "three tables of embeddings indexed by the offset p − o" in pixels
+    assert "Position enters only through p − o, so here too the output moves with the image" in (
+        pixels
+    )
+    assert "softmax normalises so that the weights sum to 1" in pixels
+    assert "that weight scales every channel of the neighbour's value alike" in pixels
+    assert "On this site one axial layer is one row pass plus one column pass" in pixels
+
+
+# The seed's headings of the sections each figure comes from: facts of the site.
+SEED_HEADINGS = {
+    96: (AIAYN, "2. The Encoder Layer"),
+    710: (AIAYN, "4. Embeddings and Positional Encoding"),
+    7256: (PIXELS, "1. Why n² Kills Images"),
+    4121: (PIXELS, "4. Axes: Attention One Axis at a Time"),
+}
+
+
+def test_the_seed_headings_stand():
+    site = content.load(CONTENT)
+    for figure_id, (slug, heading) in SEED_HEADINGS.items():
+        [section] = [s for s in site.pages[slug].sections if figure_id in s.figures]
+        assert section.heading == heading, figure_id
+
+
 # --- captions ------------------------------------------------------------------------
 
 
@@ -416,9 +775,17 @@ def test_caption_96_numbers():
 
 def test_caption_710_numbers_and_hand_count():
     text = caption(710)
-    assert "ω₀ = 1 and turns once every 2π ≈ 6.28 positions" in text
-    assert "sine dimensions of four hands" in text
-    checked("710", "1", "6.28", "0")
+    assert "Hand 0, with ω₀ = 1, is back at its start after 2π ≈ 6.28 positions" in text
+    assert fmt(2 * math.pi / encoding.frequencies(128)[0], 2) == "6.28"
+    assert "four hands i (the sine dimensions 2i)" in text
+    # The legend names hands as the prose does: hand i, not dim 2i.
+    figure = ClockHands()
+    assert figure.hand_labels()[0].startswith("hand 0: period 6.3")
+    assert [label.split(":")[0] for label in figure.hand_labels()] == [
+        f"hand {i}" for i, _ in figure.hands()
+    ]
+    assert len(figure.hands()) == 4
+    checked("710", "1", "6.28", "0", "2")
 
 
 # --- every number is accounted for ---------------------------------------------------
@@ -449,7 +816,9 @@ CITED = {
         "3.5": "§5.2: 3.5 days",
         "27.3": "Table 2: base EN-DE BLEU",
         "28.4": "Table 2: big EN-DE BLEU",
-        "41.8": "Table 2: big EN-FR BLEU",
+        "41.8": "arXiv v5, Table 2: big EN-FR BLEU",
+        "41.0": "arXiv v5 §6.1 and the NIPS 2017 paper: big EN-FR BLEU",
+        "2018": "Shaw, Uszkoreit and Vaswani 2018, relative position representations",
         "18": "checked: attention blocks",
     },
     PIXELS: {
@@ -460,8 +829,14 @@ CITED = {
         "29": "Ramachandran et al. 2019, abstract: 29 % fewer parameters",
     },
     "attention-before-transformers": {
-        "2014": "Sutskever et al., Cho et al., Bahdanau et al. 2014",
-        "2015": "Luong et al. 2015",
+        "2013": "Kalchbrenner and Blunsom 2013, Recurrent Continuous Translation Models",
+        "2014": "Sutskever et al. 2014, Cho et al. 2014",
+        "2015": "Bahdanau et al., ICLR 2015; Luong et al. 2015",
+    },
+    QKV: {
+        "2017": "Vaswani et al. 2017 (Eq. 1 and §3.2.1); Britz et al. 2017, cited there",
+        "2019": "Irie et al. 2019, Language Modeling with Deep Transformers",
+        "2022": "Haviv et al. 2022, Transformer LMs without positional encodings",
     },
 }
 # Numbers that are part of a formula or a list, not a claim about a quantity.

@@ -39,7 +39,7 @@ def test_topic_page_reads_right_and_every_figure_answers_its_slider(served, page
         "From Attention Meets Pixels — Windows, Axes and the First Fully Attentional Networks › "
         "1. Why n² Kills Images",
         "From Attention Meets Pixels — Windows, Axes and the First Fully Attentional Networks › "
-        "4. Axes: Attention Along Rows and Columns",
+        "4. Axes: Attention One Axis at a Time",
     ]
     assert page.locator(".chip").all_inner_texts() == [
         "Self-attention 2",

@@ -15,7 +15,7 @@ import panel as pn
 
 from posviz.compose.routes import figure_route, href
 from posviz.compose.style import FIGURE_BODY_CSS, NO_MIN_WIDTH, REDUCED_MOTION, TEXT_CSS, WIDGET_CSS
-from posviz.figures.controls import steady, widgets_for
+from posviz.figures.controls import show_used, steady, widgets_for
 
 WRAP_CSS = ":host { flex-wrap: wrap; gap: 8px; row-gap: 8px; }"
 
@@ -122,6 +122,7 @@ def figure_layout(figure: object) -> pn.Column:
     )
     for widget in controls.select(pn.widgets.Widget):
         widget.param.update(width=210, stylesheets=[*widget.stylesheets, WIDGET_CSS])
+    show_used(controls, figure)  # sliders the current choice does not use are hidden
     watched = [figure.param[name] for name in figure.sliders()]
     readout = pn.pane.Markdown(
         pn.bind(lambda *_: figure.readout(), *watched),

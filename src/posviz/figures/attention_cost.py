@@ -19,13 +19,15 @@ class AttentionCost(Figure):
     figure_id = 7256
     title = "What one attention layer costs on an image"
     caption = (
-        "Try k = 8 and m = 32 first: the window curve and the axial curve lie on top of each "
-        "other. Both grow as S², so they tie wherever k² = 2m; move either slider and the "
-        "cheaper one drops below. Each curve counts the entries of one layer's attention "
-        "matrix on an S×S image, on a log10 scale against the image side: S⁴ for global "
-        "attention, S²·k² for a k×k window, and 2·S²·m for an axial layer, whose queries "
-        "attend m pixels along their row and m along their column. Where the image side is "
-        "below k or m, the window or the span is clipped to it."
+        "Start at the defaults, k = 7 and m = 32, and find where the two lower curves cross: at"
+        " S = k²/2 = 24.5. From S = 2 up to that point the image is narrower than the span, so "
+        "an axial layer costs 2·S³ and comes out cheaper; beyond it the window does. Past the "
+        "dotted line at S = k and the dashed line at S = m nothing is clipped, both curves grow"
+        " as S² and they run parallel, a constant factor k²/(2m) apart: try k = 8, where k² = "
+        "2m and the two coincide from S = m on. Each curve counts the entries of one layer's "
+        "attention matrix on an S×S image, on a log10 scale against the image side: S⁴ for "
+        "global attention, S²·k² for a k×k window, and 2·S²·m for one axial layer, a row pass "
+        "and a column pass of span m, whether side by side or one after the other."
     )
 
     k = Slider(
@@ -51,10 +53,10 @@ class AttentionCost(Figure):
 
     @param.depends()
     def cost_plot(self):
-        """The three cost curves, log10, with a dotted line at S = k.
+        """The three cost curves, log10, with a dotted line at S = k and a dashed one at S = m.
 
         Drawn once: a k or m step changes only the curves' y values, the
-        dotted line and the title (the ranges are fixed), which ``_step``
+        two lines and the title (the ranges are fixed), which ``_step``
         updates in place.
         """
         curves = [
@@ -72,7 +74,10 @@ class AttentionCost(Figure):
             for scheme, values in self.entries(SIDES).items()
         ]
         tie = hv.VLine(self.k).opts(color="#999999", line_dash="dotted", hooks=[self.track("tie")])
-        return hv.Overlay([*curves, tie]).opts(
+        span = hv.VLine(self.m).opts(
+            color="#999999", line_dash="dashed", hooks=[self.track("span")]
+        )
+        return hv.Overlay([*curves, tie, span]).opts(
             toolbar=None,
             width=620,
             height=320,
@@ -88,12 +93,14 @@ class AttentionCost(Figure):
     @param.depends("k", "m", watch=True)
     @in_place
     def _step(self):
-        """Move the drawn curves, dotted line and title to the current k and m."""
+        """Move the drawn curves, the lines at S = k and S = m and the title to k and m."""
         for scheme, values in self.entries(SIDES).items():
             for plot in self.drawn(scheme):
                 plot.handles["source"].data.update({Y: np.log10(values)})
         for plot in self.drawn("tie"):
             plot.handles["glyph"].location = self.k
+        for plot in self.drawn("span"):
+            plot.handles["glyph"].location = self.m
         for plot in self.drawn("cost"):
             plot.state.title.text = self.plot_title()
 
@@ -102,7 +109,7 @@ class AttentionCost(Figure):
         return [hv.DynamicMap(self.cost_plot)]
 
     def readout(self) -> str:
-        """k, m, the window/axial ratio and which is cheaper, and where curves are clipped."""
+        """k, m, the window/axial ratio, where the curves cross, and what is clipped where."""
         ratio = cost.window_to_axial(self.k, self.m)
         verdict = (
             "they tie"
@@ -110,6 +117,12 @@ class AttentionCost(Figure):
             else "the window is cheaper"
             if ratio < 1
             else "axial is cheaper"
+        )
+        cross = cost.crossing(self.k, self.m)
+        where = (
+            f"the curves cross at S = k²/2 = **{cross:g}**, axial cheaper below it"
+            if cross is not None
+            else "the curves do not cross above S = 2"
         )
         clipped = []
         if self.k > 1:
@@ -119,8 +132,9 @@ class AttentionCost(Figure):
         return (
             f"k = **{self.k}**, m = **{self.m}** · window / axial = k²/(2m) = "
             f"{self.k**2}/{2 * self.m} = **{ratio:.2f}**: {verdict} "
-            f"(on images large enough for neither to be clipped).  \n"
-            f"The dotted line marks S = k; {'; '.join(clipped) or 'nothing is clipped'}."
+            f"(on images large enough for neither to be clipped) · {where}.  \n"
+            f"The dotted line marks S = k and the dashed line S = m; "
+            f"{'; '.join(clipped) or 'nothing is clipped'}."
         )
 
     def describe(self) -> str:

@@ -109,6 +109,9 @@ class Figure(pn.viewable.Viewer):
     widgets: ClassVar[dict] = {}
     # Parameter name → {word an older deep link used: the value it stands for}.
     link_aliases: ClassVar[dict] = {}
+    # Slider name → (choice parameter, the choices that use it): shown only then
+    # (``posviz.figures.controls.idle``); its value and deep link are kept meanwhile.
+    used_when: ClassVar[dict] = {}
 
     def track(self, key: str):
         """A HoloViews hook that remembers each plot drawn under ``key``.

@@ -48,15 +48,14 @@ class ClockHands(Figure):
     figure_id = 710
     title = "Clock hands at different speeds"
     caption = (
-        "Try this first: drag *pos* and keep an eye on the right-hand panel. Its curve stays "
-        "exactly where it is: the dot product of the encoding at *pos* with the encoding k "
-        "steps further on is a function of k only. The solid line computes that product "
-        "from the two encoding rows, the dashed line from Σᵢ cos(ωᵢ·k), and the two "
-        "coincide. At k = 0 the"
-        " curve starts at d_model/2, the value of PE(pos)·PE(pos). On the left are the sine "
-        "dimensions of four hands against position, with *pos* as a dotted line. The fastest "
-        "hand has ω₀ = 1 and turns once every 2π ≈ 6.28 positions; every later hand turns "
-        "more slowly."
+        "Try this first: drag *pos* and watch the right-hand panel, which does not move. It "
+        "plots the dot product of the encoding at *pos* with the encoding k steps later, and "
+        "pos has dropped out of that product. Two lines draw it and coincide: the solid one "
+        "multiplies the two encoding vectors entry by entry and adds up, the dashed one adds "
+        "cos(ωᵢ·k) over the hands without ever looking at pos. At k = 0 the curve starts at "
+        "d_model/2, the value of PE(pos)·PE(pos). On the left, four hands i (the sine "
+        "dimensions 2i) against position, with *pos* as a dotted line. Hand 0, with ω₀ = 1, "
+        "is back at its start after 2π ≈ 6.28 positions; each hand after it needs longer."
     )
 
     pos = Slider(default=12, bounds=(0, 100), label="pos", doc="The position marked on the left.")
@@ -92,9 +91,7 @@ class ClockHands(Figure):
         """The legend's entry for each drawn hand."""
         periods = [2 * math.pi / omega for _, omega in self.hands()]
         return [
-            f"dim {2 * i}: period {period:.1f}"
-            if period < 100
-            else f"dim {2 * i}: period {period:,.0f}"
+            f"hand {i}: period {period:.1f}" if period < 100 else f"hand {i}: period {period:,.0f}"
             for (i, _), period in zip(self.hands(), periods, strict=True)
         ]
 

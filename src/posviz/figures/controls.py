@@ -6,6 +6,12 @@ index that does not exist, a number the figure refuses. Panel then fails
 inside the widget's callback, logs a traceback and leaves the browser showing
 the refused value while the figure keeps its own. These widgets catch that
 failure, log one line, and send the figure's value back to the browser.
+
+A slider that changes nothing at the figure's current choice (4121's block
+sizes under the local scheme) is hidden until a choice that uses it is
+picked (``Figure.used_when``, ``show_used``). It keeps its value meanwhile,
+so a deep link restores the whole state, and the Tab order is that of the
+sliders shown, in declaration order.
 """
 
 import logging
@@ -82,4 +88,38 @@ def steady(controls: pn.Param, figure) -> pn.Param:
                 f"{figure.param[name].label!r}, found {len(found)}"
             )
         found[0].accepts = lambda value, name=name: figure.param[name]._validate(value)
+    return controls
+
+
+def idle(figure) -> dict[str, str]:
+    """Sliders that change nothing at ``figure``'s current choices → the words naming who uses them.
+
+    From ``figure.used_when``: a slider is idle while its choice parameter
+    holds none of the choices that use it. The word is that choice's label
+    (a Selector's named object), for a reader: ``1D block``.
+    """
+    quiet = {}
+    for name, (choice, users) in figure.used_when.items():
+        if getattr(figure, choice) not in users:
+            names = getattr(figure.param[choice], "names", None) or {}
+            words = {value: word for word, value in names.items()}
+            quiet[name] = " or ".join(words.get(user, str(user)) for user in users)
+    return quiet
+
+
+def show_used(controls: pn.Param, figure) -> pn.Param:
+    """Show only the widgets of ``controls`` that ``figure``'s current choices use."""
+    if not figure.used_when:
+        return controls
+    by_label = {widget.name: widget for widget in controls.select(SnapBack)}
+    widgets = {name: by_label[figure.param[name].label] for name in figure.used_when}
+
+    def update(*_):
+        quiet = idle(figure)
+        for name, widget in widgets.items():
+            widget.visible = name not in quiet
+
+    choices = sorted({choice for choice, _ in figure.used_when.values()})
+    figure.param.watch(update, choices)
+    update()
     return controls

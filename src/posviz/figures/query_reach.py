@@ -39,15 +39,18 @@ class QueryReach(Figure):
     figure_id = 4121
     title = "Which pixels does one query see?"
     caption = (
-        "First pick *axial* and drag the query into a corner: the cross through it still "
-        "spans the whole row and the whole column, while the local window and both block "
-        "schemes lose what falls outside the image. The query is the darkest cell. Shaded "
-        "cells are the pixels whose information reaches it: after one layer on the left, "
-        "after two layers stacked on the right. The schemes: *global* (every pixel), "
-        "*local* (a 7×7 window), *1D block* and "
-        "*2D block* (query blocks sharing a memory, as in the Image Transformer), and "
-        "*axial*: row and column attention side by side in one layer, the criss-cross pattern"
-        " of CCNet. Two such layers reach what a row pass followed by a column pass reaches."
+        "First pick *axial* and drag the query into a corner: the cross through it still spans "
+        "the whole row and the whole column. The window and the block sets lose what falls "
+        "outside the image, but only at the edges they reach towards: the window at all four, "
+        "the 1D block only at the top (its memory runs backwards in raster order), the 2D block"
+        " at the top and the sides. The query is the darkest cell. Shaded cells are the pixels "
+        "whose information reaches it: after one layer on the left, after two layers stacked on"
+        " the right. The schemes: *global* (every pixel), *local* (a 7×7 window), *1D block* "
+        "and *2D block* (query blocks sharing a memory, as in the Image Transformer; picking "
+        "one shows the sliders for its sizes), and *axial* over full rows and columns (m = S): "
+        "a row pass and a column pass side by side in one layer, the criss-cross layer of "
+        "CCNet. Two such layers reach what a row pass followed by a column pass reaches, at "
+        "twice the cost."
     )
 
     # Five named buttons do not fit side by side in the controls' column.
@@ -56,6 +59,14 @@ class QueryReach(Figure):
     }
     # Links made when the scheme was a slider name it by number.
     link_aliases = {"scheme": {str(n): name for n, name in enumerate(reach.SCHEMES)}}
+    # The block sizes change nothing under the other schemes: shown only with theirs.
+    used_when = {
+        **dict.fromkeys(("query_length", "memory_length"), ("scheme", ("block-1d",))),
+        **dict.fromkeys(
+            ("block_height", "block_width", "memory_above", "memory_side"),
+            ("scheme", ("block-2d",)),
+        ),
+    }
 
     scheme = param.Selector(
         default="local",

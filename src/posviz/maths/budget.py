@@ -2,8 +2,8 @@
 
 Counted from the definitions in Vaswani et al. (2017): every attention block
 has four d×d projections (queries, keys, values, output). The paper writes
-them as plain matrices (§3.2.2); like PyTorch's ``nn.Transformer`` and most
-implementations, this count gives each a bias as well. Every feed-forward
+them as plain matrices (§3.2.2); like PyTorch's ``nn.Transformer`` and fairseq
+(the authors' tensor2tensor has none), this count gives each a bias as well. Every feed-forward
 block has two linear layers with biases; a LayerNorm (gain and bias) follows every
 sub-layer; one vocab×d embedding is shared by the encoder input, the decoder
 input and the pre-softmax projection and counted once; sinusoidal positions

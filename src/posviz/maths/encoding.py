@@ -34,7 +34,7 @@ def dot_from_rows(pos: float, ks, d_model: int) -> np.ndarray:
 
 
 def dot_closed_form(ks, d_model: int) -> np.ndarray:
-    """Σ_i cos(ω_i·k): the same dot product, which depends on k alone."""
+    """Σ_i cos(ω_i·k): the same dot product in closed form, with no pos in it."""
     return np.cos(np.outer(np.asarray(ks, dtype=float), frequencies(d_model))).sum(axis=1)
 
 

@@ -1,0 +1,162 @@
+"""Every slider a reader sees does something; the ones that would not are hidden.
+
+A figure names, in ``used_when``, the sliders that only some of its choices
+use (4121's block sizes). ``posviz.figures.controls.idle`` says which are idle
+at the current values; the layout hides exactly those, keeps the others in
+declaration order (the Tab order), and a hidden slider keeps its value and its
+place in the deep link.
+"""
+
+import panel as pn
+import param
+import pytest
+
+from posviz.figures import FIGURES, QueryReach
+from posviz.figures.controls import idle
+from posviz.maths import reach
+from tests.test_compose import FakeLocation, live_figures, view
+
+
+def tried_values(figure, name) -> list:
+    """Values to move a slider to: every choice, or its ends, middle and neighbours."""
+    parameter = figure.param[name]
+    if isinstance(parameter, param.Selector):
+        return list(parameter.objects)
+    low, high = parameter.bounds
+    step = getattr(parameter, "step", None) or 1
+    value = getattr(figure, name)
+    candidates = {low, high, (low + high) // 2, value - step, value + step}
+    valid = []
+    for candidate in sorted(candidates):
+        try:
+            parameter._validate(candidate)
+        except ValueError:
+            continue
+        valid.append(candidate)
+    return valid
+
+
+def seen(figure) -> tuple:
+    """What a reader sees of the figure, apart from the slider values themselves."""
+    found = (figure.describe(), figure.table())
+    if isinstance(figure, QueryReach):
+        found += tuple(figure.cells(layers)[0].tobytes() for layers in (1, 2))
+    return found
+
+
+def moved(cls, start: dict, name: str, value) -> tuple:
+    figure = cls(**start)
+    setattr(figure, name, value)
+    return seen(figure)
+
+
+def states():
+    """(figure class, starting values): every figure at its defaults, 4121 at every scheme."""
+    for figure_id, cls in sorted(FIGURES.items()):
+        yield pytest.param(cls, {}, id=str(figure_id))
+    for name in reach.SCHEMES:
+        yield pytest.param(QueryReach, {"scheme": name}, id=f"4121-{name}")
+
+
+@pytest.mark.parametrize("cls,start", list(states()))
+def test_every_shown_slider_changes_what_the_reader_sees(cls, start):
+    figure = cls(**start)
+    before = seen(figure)
+    quiet = idle(figure)
+    silent = [
+        name
+        for name in figure.sliders()
+        if name not in quiet
+        and all(moved(cls, start, name, value) == before for value in tried_values(figure, name))
+    ]
+    assert silent == [], f"{cls.__name__} at {start or 'its defaults'}: shown but do nothing"
+
+
+@pytest.mark.parametrize("cls,start", list(states()))
+def test_every_hidden_slider_changes_nothing(cls, start):
+    figure = cls(**start)
+    before = seen(figure)
+    for name in idle(figure):
+        for value in tried_values(figure, name):
+            assert moved(cls, start, name, value) == before, (name, value)
+
+
+def test_the_topic_shows_no_slider_that_does_nothing():
+    """The issue's count: 6 of the topic's 17 sliders did nothing at 4121's default scheme."""
+    figures = [cls() for cls in FIGURES.values()]
+    hidden = {(f.figure_id, name) for f in figures for name in idle(f)}
+    assert hidden == {
+        (4121, name)
+        for name in (
+            "query_length",
+            "memory_length",
+            "block_height",
+            "block_width",
+            "memory_above",
+            "memory_side",
+        )
+    }
+    assert idle(QueryReach(scheme="block-1d")) == dict.fromkeys(
+        ("block_height", "block_width", "memory_above", "memory_side"), "2D block"
+    )
+
+
+def control_names(layout, figure) -> list[str]:
+    """The names of the figure's visible slider widgets, in layout (and Tab) order."""
+    by_label = {figure.param[name].label: name for name in figure.sliders()}
+    by_label["Scheme"] = "scheme"  # pn.Param titles a label-less Selector by its name
+    return [
+        by_label[widget.name]
+        for widget in layout.select(pn.widgets.Widget)
+        if widget.name in by_label and widget.visible
+    ]
+
+
+def test_the_layout_shows_the_used_sliders_in_declaration_order():
+    figure = QueryReach()
+    layout = figure.__panel__()
+    for name in [*reach.SCHEMES, "local"]:
+        figure.scheme = name
+        expected = [n for n in figure.sliders() if n not in idle(figure)]
+        assert control_names(layout, figure) == expected, name
+    figure.scheme = "block-2d"
+    assert control_names(layout, figure)[-4:] == [
+        "block_height",
+        "block_width",
+        "memory_above",
+        "memory_side",
+    ]
+
+
+@pytest.fixture
+def location(monkeypatch):
+    fake = FakeLocation()
+    monkeypatch.setattr(type(pn.state), "location", property(lambda self: fake))
+    return fake
+
+
+def test_a_hidden_slider_keeps_its_value_and_its_deep_link(location):
+    location.search = "?scheme=block-1d&query_length=4"
+    layout = view("figure-4121")
+    [figure] = live_figures(layout)
+    assert figure.query_length == 4 and "query_length" in control_names(layout, figure)
+    one_d = figure.reached(1).copy()
+    figure.scheme = "local"
+    assert "query_length" not in control_names(layout, figure)
+    assert figure.query_length == 4 and "query_length=4" in location.search
+    figure.scheme = "block-1d"
+    assert "query_length" in control_names(layout, figure)
+    assert (figure.reached(1) == one_d).all()
+
+
+def test_a_link_may_set_a_hidden_slider(location):
+    """Applied without a notice: it takes effect when its scheme is picked."""
+    location.search = "?memory_length=0"
+    layout = view("figure-4121")
+    [figure] = live_figures(layout)
+    notice = layout[0]
+    assert not notice.visible
+    assert figure.scheme == "local" and figure.memory_length == 0
+    assert "memory_length" not in control_names(layout, figure)
+    figure.scheme = "block-1d"
+    assert figure.reached(1).sum() == figure.query_length  # its block alone: no memory

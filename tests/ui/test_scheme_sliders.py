@@ -1,0 +1,55 @@
+"""4121 in the browser: only the sliders the chosen scheme uses are shown and reached by Tab."""
+
+import pytest
+
+from tests.ui.conftest import wait_for_change, wait_for_plot
+from tests.ui.test_a11y import deep_focus, settle
+
+pytestmark = pytest.mark.browser
+
+SHARED = ["image side", "query row", "query column"]
+ONE_D = ["1D: query block l_q", "1D: memory before l_m"]
+TWO_D = [
+    "2D: block height h_q",
+    "2D: block width w_q",
+    "2D: memory above h_m",
+    "2D: memory left/right w_m",
+]
+
+
+def tab_order(page) -> list[str]:
+    """The slider handles Tab reaches, in order, from the top of the page to "Show the numbers"."""
+    page.locator("body").focus()
+    reached = []
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        focus = deep_focus(page) or {}
+        if focus.get("label") == "Show the numbers":
+            return reached
+        if "noUi-handle" in focus.get("cls", ""):
+            reached.append(focus["label"])
+    raise AssertionError(f"Tab never reached 'Show the numbers': {reached}")
+
+
+def test_block_sliders_come_and_go_with_their_scheme(served, page, blocked):
+    page.goto(f"{served}/figure-4121?query_length=4")  # a hidden slider set by a link
+    settle(page)
+    assert tab_order(page) == SHARED
+    for label in ONE_D + TWO_D:
+        assert not page.get_by_text(label).first.is_visible()
+
+    before = wait_for_plot(page, "posviz-4121-layers1")
+    page.get_by_role("button", name="1D block").click()
+    wait_for_change(page, "posviz-4121-layers1", before)
+    page.locator(".noUi-handle[aria-label='1D: query block l_q']").wait_for(state="visible")
+    assert tab_order(page) == SHARED + ONE_D
+    # The link's value was kept while hidden: block of 4, 16 before it, 20 pixels.
+    assert page.get_by_text("1D: query block l_q: 4").is_visible()
+    page.get_by_text("reach: 20 pixels after one layer").wait_for()
+    assert "query_length=4" in page.url and "scheme=block-1d" in page.url
+
+    page.get_by_role("button", name="2D block").click()
+    page.locator(".noUi-handle[aria-label='2D: block height h_q']").wait_for(state="visible")
+    assert tab_order(page) == SHARED + TWO_D
+    page.screenshot(path="/tmp/posviz-4121-block-2d.png", full_page=True)
+    assert blocked == [] and page.errors == []
