@@ -246,11 +246,7 @@ def fake_node(calls):
     return run
 
 
-def test_a_corrupt_cached_bytecode_wheel_is_detected_and_compiled_again(
-    tmp_path, monkeypatch, capsys
-):
-    from posviz.build import bytecode
-
+def demo_dist_and_wheel(tmp_path):
     dist = tmp_path / "dist"
     dist.mkdir()
     (dist / "pyodide-lock.json").write_text(
@@ -260,17 +256,87 @@ def test_a_corrupt_cached_bytecode_wheel_is_detected_and_compiled_again(
     with zipfile.ZipFile(wheel, "w") as archive:
         archive.writestr("demo/__init__.py", "ANSWER = 42\n")
         archive.writestr("demo-1.0.dist-info/METADATA", "Name: demo\n")
+    return dist, wheel
+
+
+def compiled_once(tmp_path, monkeypatch):
+    """The demo wheel's compiled twin, and a pin for it, from a first compile."""
+    from posviz.build import bytecode
+
+    dist, wheel = demo_dist_and_wheel(tmp_path)
     calls = []
     monkeypatch.setattr(bytecode.subprocess, "run", fake_node(calls))
-    cache = tmp_path / "cache"
-    (first,), _ = bytecode.compile_wheels([wheel], dist, cache)
+    source = wheel.read_bytes()
+    (first,), _ = bytecode.compile_wheels([wheel], dist, tmp_path / "scratch", {})
     good = first.read_bytes()
-    assert zipfile.ZipFile(first).read("demo/__init__.pyc") == b"pyc of ANSWER = 42\n"
-    (again,), report = bytecode.compile_wheels([wheel], dist, cache)
-    assert len(calls) == 1 and report["compiled_now"] == []  # a hit
+    wheel.write_bytes(source)  # unpinned: compiled in place; put the source back
+    pinned = {wheel.name: hashlib.sha256(good).hexdigest()}
+    return dist, wheel, good, pinned, calls
 
-    first.write_bytes(good[:-10] + b"corrupted!")
-    (third,), report = bytecode.compile_wheels([wheel], dist, cache)
-    assert len(calls) == 2 and report["compiled_now"] == [wheel.name]
+
+@pytest.mark.parametrize("sidecar", [False, True])
+def test_a_tampered_cached_bytecode_wheel_is_caught_by_its_pin_and_compiled_again(
+    tmp_path, monkeypatch, capsys, sidecar
+):
+    from posviz.build import bytecode
+
+    dist, wheel, good, pinned, calls = compiled_once(tmp_path, monkeypatch)
+    cache = tmp_path / "cache"
+    (first,), report = bytecode.compile_wheels([wheel], dist, cache, pinned)
+    assert first.read_bytes() == good and report["compiled_now"] == [wheel.name]
+    assert zipfile.ZipFile(first).read("demo/__init__.pyc") == b"pyc of ANSWER = 42\n"
+    (again,), report = bytecode.compile_wheels([wheel], dist, cache, pinned)
+    assert len(calls) == 2 and report["compiled_now"] == []  # a hit
+
+    # A file added to the cached wheel; with `sidecar`, the sha256 written beside
+    # it (as earlier builds did) agrees with the tampered file.
+    with zipfile.ZipFile(first, "a") as archive:
+        archive.writestr("demo/evil.py", "import os\n")
+    if sidecar:
+        first.with_name(first.name + ".sha256").write_text(
+            hashlib.sha256(first.read_bytes()).hexdigest() + "\n"
+        )
+    (third,), report = bytecode.compile_wheels([wheel], dist, cache, pinned)
+    assert len(calls) == 3 and report["compiled_now"] == [wheel.name]
     assert third.read_bytes() == good
-    assert "does not match the sha256 recorded when it was made" in capsys.readouterr().err
+    assert "does not match its pin in posviz/build/pins.json" in capsys.readouterr().err
+
+
+def test_a_fresh_compile_that_differs_from_its_pin_is_refused(tmp_path, monkeypatch):
+    from posviz.build import bytecode
+
+    dist, wheel, good, pinned, _ = compiled_once(tmp_path, monkeypatch)
+    found = pinned[wheel.name]
+    with pytest.raises(bytecode.BytecodeError) as error:
+        bytecode.compile_wheels([wheel], dist, tmp_path / "cache", {wheel.name: "0" * 64})
+    assert str(error.value) == (
+        f"{wheel.name} compiled to sha256 {found}, but posviz/build/pins.json pins "
+        f'{"0" * 64} for it under "bytecode"; its wheel, the slimming rules or Pyodide '
+        "changed. If that change is intended, pin the new sha256"
+    )
+    assert not list((tmp_path / "cache").rglob("*.whl"))  # nothing unpinned is kept
+
+
+def test_an_unpinned_wheel_is_compiled_on_every_build_and_never_cached(tmp_path, monkeypatch):
+    from posviz.build import bytecode
+
+    dist, wheel, good, _, calls = compiled_once(tmp_path, monkeypatch)
+    source = wheel.read_bytes()
+    cache = tmp_path / "cache"
+    for _ in range(2):
+        wheel.write_bytes(source)  # each build collects the source wheel anew
+        (twin,), report = bytecode.compile_wheels([wheel], dist, cache, {})
+        assert twin == wheel and twin.read_bytes() == good
+        assert report["compiled_now"] == [wheel.name]
+    assert len(calls) == 3 and not list(cache.rglob("*"))
+
+
+def test_the_pins_cover_every_compiled_wheel_the_site_ships(built_site):
+    from posviz.build import pins
+
+    shipped = {
+        wheel.name: hashlib.sha256(wheel.read_bytes()).hexdigest()
+        for wheel in (built_site / "wheels").glob("*.whl")
+        if not wheel.name.startswith("posviz-")
+    }
+    assert shipped == pins.PINS["bytecode"]["wheels"]

@@ -1,5 +1,6 @@
 """posviz.sphinx: the directive, the copied site, and a real Sphinx project in Chromium."""
 
+import html
 from pathlib import Path
 
 import pytest
@@ -44,7 +45,14 @@ Second page
 """
 
 
-def build_docs(src: Path, out: Path, site: Path, pages: dict[str, str]) -> tuple[int, str]:
+def build_docs(
+    src: Path,
+    out: Path,
+    site: Path,
+    pages: dict[str, str],
+    builder: str = "html",
+    strict: bool = True,
+) -> tuple[int, str]:
     from sphinx.cmd.build import build_main
 
     src.mkdir(parents=True, exist_ok=True)
@@ -53,15 +61,54 @@ def build_docs(src: Path, out: Path, site: Path, pages: dict[str, str]) -> tuple
         (src / name).parent.mkdir(parents=True, exist_ok=True)
         (src / name).write_text(text, "utf-8")
     warnings = src.parent / "warnings.txt"
-    code = build_main(["-b", "html", "-W", "-q", "-w", str(warnings), str(src), str(out)])
+    flags = ["-W"] if strict else []
+    code = build_main(["-b", builder, *flags, "-q", "-w", str(warnings), str(src), str(out)])
     return code, warnings.read_text("utf-8") if warnings.exists() else ""
 
 
 def fake_site(folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "site.json").write_text("{}", "utf-8")
-    (folder / "figure-710.html").write_text("<p>figure</p>", "utf-8")
+    for figure in (96, 710, 7256):
+        (folder / f"figure-{figure}.html").write_text("<p>figure</p>", "utf-8")
     return folder
+
+
+# Where each builder writes the nested page more/second.
+NESTED = {
+    "html": "more/second.html",
+    "dirhtml": "more/second/index.html",
+    "singlehtml": "index.html",
+}
+
+
+def iframe_targets(out: Path, page: str) -> dict[str, str]:
+    """Each iframe src on `page`, and the output path it points at from there."""
+    import posixpath
+    import re
+
+    text = (out / page).read_text("utf-8")
+    folder = posixpath.dirname(page)
+    return {
+        src: posixpath.normpath(posixpath.join(folder, html.unescape(src).split("?")[0]))
+        for src in re.findall(r'<iframe src="([^"]+)"', text)
+    }
+
+
+@pytest.mark.parametrize("builder", sorted(NESTED))
+def test_every_iframe_points_at_its_figure_from_any_builder(tmp_path, builder):
+    site = fake_site(tmp_path / "site")
+    out = tmp_path / "out"
+    pages = {"index.rst": INDEX, "more/second.rst": SECOND}
+    code, warnings = build_docs(tmp_path / "src", out, site, pages, builder)
+    assert code == 0, warnings
+    targets = iframe_targets(out, NESTED[builder])
+    nested = [src for src in targets if "figure-7256.html?k=12&amp;m=20" in src]
+    assert len(nested) == 1, targets
+    for src, target in targets.items():
+        # a browser would clamp "../" at the site's root; a path must not need it
+        assert target.startswith("_posviz/"), f"{builder}: {NESTED[builder]}: {src} -> {target}"
+        assert (out / target).is_file(), (src, target)
 
 
 def test_directive_writes_a_lazy_titled_iframe_with_the_deep_link(tmp_path):
@@ -84,11 +131,17 @@ def test_directive_writes_a_lazy_titled_iframe_with_the_deep_link(tmp_path):
     assert (tmp_path / "out" / "_posviz" / "figure-710.html").read_text() == "<p>figure</p>"
 
 
+@pytest.mark.parametrize("strict", [True, False], ids=["-W", "no -W"])
 @pytest.mark.parametrize(
     "directive, message",
     [
-        (".. posviz-figure:: 999", "posviz-figure 999: there is no figure 999; the figures are"),
+        (".. posviz-figure:: 999", "posviz-figure: there is no figure 999; the figures are"),
         (".. posviz-figure:: abc", "posviz-figure: 'abc' is not a figure id (a number)"),
+        (
+            ".. posviz-figure:: " + "7" * 5000,
+            "posviz-figure: there is no figure 77777777777777777777… (5000 characters); "
+            "the figures are",
+        ),
         (
             ".. posviz-figure:: 710\n   :pos: 500",
             "posviz-figure 710: :pos: 500: must be at most 100, not 500. Its bounds are 0 to 100.",
@@ -105,17 +158,42 @@ def test_directive_writes_a_lazy_titled_iframe_with_the_deep_link(tmp_path):
             ".. posviz-figure:: 710\n   :speed: 3",
             "posviz-figure 710: figure 710 has no slider 'speed'; its sliders are pos, d_model",
         ),
+        (
+            ".. posviz-figure:: 710\n   :height: 50000",
+            "posviz-figure 710: :height: 50000: must be a whole number of px from 1 to 20000",
+        ),
+        (
+            ".. posviz-figure:: 710\n   :height: 0",
+            "posviz-figure 710: :height: 0: must be a whole number of px from 1 to 20000",
+        ),
+        (
+            ".. posviz-figure:: 710\n   :height: tall",
+            "posviz-figure 710: :height: tall: must be a whole number of px from 1 to 20000",
+        ),
     ],
 )
-def test_a_bad_directive_fails_the_build_naming_file_and_line(tmp_path, directive, message):
+def test_a_bad_directive_fails_the_build_naming_file_and_line(tmp_path, directive, message, strict):
     site = fake_site(tmp_path / "site")
     page = f"Title\n=====\n\n{directive}\n"
-    code, warnings = build_docs(tmp_path / "src", tmp_path / "out", site, {"index.rst": page})
-    assert code != 0
+    code, warnings = build_docs(
+        tmp_path / "src", tmp_path / "out", site, {"index.rst": page}, strict=strict
+    )
+    assert code != 0, warnings
     assert "index.rst:4" in warnings, warnings
     assert message in warnings, warnings
     assert "<iframe" not in (tmp_path / "out" / "index.html").read_text("utf-8")
     assert (tmp_path / "src" / "index.rst").read_text("utf-8") == page  # source untouched
+
+
+def test_a_bad_directive_still_fails_an_incremental_build_that_does_not_reread_it(tmp_path):
+    site = fake_site(tmp_path / "site")
+    pages = {"index.rst": "T\n=\n\n.. toctree::\n\n   good\n\n.. posviz-figure:: 999\n"}
+    pages["good.rst"] = "Good\n====\n\n.. posviz-figure:: 710\n"
+    first, _ = build_docs(tmp_path / "src", tmp_path / "out", site, pages, strict=False)
+    (tmp_path / "src" / "good.rst").write_text("Good\n====\n\nEdited.\n", "utf-8")
+    again, warnings = build_docs(tmp_path / "src", tmp_path / "out", site, {}, strict=False)
+    assert (first, again) == (1, 1)
+    assert "index.rst:8: posviz-figure: there is no figure 999" in warnings, warnings
 
 
 def test_posviz_site_that_is_not_a_site_is_named(tmp_path):

@@ -390,13 +390,41 @@ def test_collect_builds_markupsafe_without_speedups(tmp_path, index):
 def test_collect_builds_pyyaml_from_its_pinned_sdist_with_pinned_setuptools(tmp_path, index):
     pip, table = index
     collect_pure_wheels(tmp_path / "site", PY, tmp_path / "cache", ["pyyaml"], table)
-    (download, _), (install, _), (build, env) = pip.calls
-    assert "--no-binary=pyyaml" in download and "--require-hashes" in download
+    # The pinned setuptools first; then even the download (which runs the sdist's
+    # metadata step) runs against it, never in an isolated environment of its own.
+    (install, _), (download, download_env), (build, env) = pip.calls
     assert install[0] == "install" and "--require-hashes" in install and "--target" in install
+    assert download[0] == "download" and "--no-build-isolation" in download
+    assert "--no-binary=pyyaml" in download and "--require-hashes" in download
     assert build[0] == "wheel" and "--no-build-isolation" in build
+    assert download_env == env
     assert env["PYYAML_FORCE_LIBYAML"] == "0"
     assert env["SOURCE_DATE_EPOCH"] == "315532800"
     assert env["PYTHONPATH"].endswith("build-env")
+
+
+def test_an_sdist_built_with_an_empty_cache_installs_nothing_unpinned(tmp_path, monkeypatch):
+    """The real pip and registry: every file pip collects is a pinned one, by hash.
+
+    pyyaml only (its sdist asks for Cython); markupsafe takes the same path.
+    About 15 s: the sdist, setuptools and one wheel build, not a site build.
+    """
+    from posviz.build import pins
+
+    log = tmp_path / "pip.log"
+    monkeypatch.setenv("PIP_LOG", str(log))  # pip appends every call's log here
+    wheel = wheels.raw_wheel("pyyaml", PY, tmp_path / "cache")
+    assert sha(wheel) == pins.PINS["sdists"]["pyyaml"]["wheel_sha256"]
+    text = log.read_text("utf-8")
+    collected = sorted(
+        line.split("Collecting ", 1)[1].split(" ", 1)[0]
+        for line in text.splitlines()
+        if " Collecting " in line
+    )
+    pinned = {"pyyaml": pins.PINS["sdists"]["pyyaml"], **pins.PINS["build_requirements"]}
+    assert collected == sorted(f"{name}=={pin['version']}" for name, pin in pinned.items()), text
+    for unpinned in ("Installing build dependencies", "Given no hashes", "Cython", "cython"):
+        assert unpinned not in text, f"{unpinned!r} in pip's log:\n{text}"
 
 
 def test_an_sdist_build_that_differs_from_its_pinned_wheel_is_refused(tmp_path, index):

@@ -15,6 +15,11 @@ runs the build once per docs build. Each figure page posts its content
 height to the embedding page, and a small script sizes the iframe to it
 after checking that the message comes from that iframe and the site's origin.
 
+Each iframe's address is made relative to the page it lands on when that
+page is written, by the builder's own ``get_target_uri`` (``html``, ``dirhtml``
+and ``singlehtml`` put a page at different depths). A bad directive is an
+error at its file and line, and it fails the build, ``-W`` or not.
+
 This module is shipped in the wheel the browser installs, so Sphinx (and
 Panel) are imported only inside functions.
 """
@@ -27,6 +32,7 @@ from urllib.parse import urlencode
 SITE_DIR = "_posviz"
 SCRIPT = "posviz-embed.js"
 DEFAULT_HEIGHT = 560
+MAX_HEIGHT = 20000  # px; the embed script never grows an iframe past it either
 
 # Sizes each posviz iframe to the height its page reports. Only messages from
 # that iframe's own window, and from the origin its src points at, are heard.
@@ -35,21 +41,21 @@ EMBED_JS = """\
 (function () {
   window.addEventListener("message", function (event) {
     var data = event.data;
-    if (!data || data.posviz !== "height" || typeof data.height !== "number") return;
+    if (!data || data.posviz !== "height" || !Number.isFinite(data.height)) return;
     var frames = document.querySelectorAll("iframe[data-posviz-embed]");
     for (var i = 0; i < frames.length; i++) {
       var frame = frames[i];
       if (frame.contentWindow !== event.source) continue;
       if (new URL(frame.src, window.location.href).origin !== event.origin) return;
       var least = parseInt(frame.dataset.posvizMinHeight || "0", 10);
-      var height = Math.max(least, Math.min(Math.ceil(data.height), 20000));
+      var height = Math.max(least, Math.min(Math.ceil(data.height), MAX_HEIGHT));
       frame.style.height = height + "px";
       frame.dataset.posvizHeight = String(height);
       return;
     }
   });
 })();
-"""
+""".replace("MAX_HEIGHT", str(MAX_HEIGHT))
 
 
 def figure_query(figure_id: int, options: dict[str, str]) -> str:
@@ -94,15 +100,61 @@ def embed_html(src: str, title: str, height: int, caption: str | None) -> str:
 
 
 class _AnyOption(dict):
-    """Every option name is accepted here; slider names are checked against the figure."""
+    """Every option name is accepted here; each value is checked in the directive's run.
+
+    docutils would reject a bad option value before the directive runs, where the
+    build cannot count it as a failure.
+    """
 
     def __missing__(self, key):
-        return lambda value: value if value is not None else ""
+        return _as_given
+
+    def __bool__(self):  # docutils parses options only when the spec is truthy
+        return True
+
+
+def _as_given(value: str | None) -> str:
+    return value if value is not None else ""
+
+
+_OWN_OPTIONS = ("height", "caption", "title")
+# A figure id longer than this is no figure (and int() refuses 4300 digits).
+_MAX_ID_DIGITS = 18
+
+
+def _figure_id(argument: str) -> int:
+    """The figure id the directive's argument names, or ValueError saying why."""
+    from posviz.figures import FIGURES
+
+    shown = argument if len(argument) <= 24 else f"{argument[:20]}… ({len(argument)} characters)"
+    if not (argument.isascii() and argument.isdigit()):
+        raise ValueError(f"'{shown}' is not a figure id (a number)")
+    if len(argument) > _MAX_ID_DIGITS or int(argument) not in FIGURES:
+        known = ", ".join(str(i) for i in FIGURES)
+        raise ValueError(f"there is no figure {shown}; the figures are {known}")
+    return int(argument)
+
+
+def _height(raw: str | None) -> int:
+    """The ``:height:`` in px, or ValueError naming the allowed range."""
+    if raw is None:
+        return DEFAULT_HEIGHT
+    text = raw.strip()
+    short = text.isascii() and text.isdigit() and len(text) <= len(str(MAX_HEIGHT))
+    if not (short and 1 <= int(text) <= MAX_HEIGHT):
+        raise ValueError(f":height: {text}: must be a whole number of px from 1 to {MAX_HEIGHT}")
+    return int(text)
+
+
+def _errors(env) -> dict[str, list[str]]:
+    """Bad directives by document, kept in the environment across incremental builds."""
+    if not hasattr(env, "posviz_errors"):
+        env.posviz_errors = {}
+    return env.posviz_errors
 
 
 def _directive():
     from docutils import nodes
-    from docutils.parsers.rst import directives
     from sphinx.util.docutils import SphinxDirective
 
     class PosvizFigure(SphinxDirective):
@@ -110,37 +162,62 @@ def _directive():
 
         required_arguments = 1
         has_content = False
-        option_spec = _AnyOption(
-            height=directives.positive_int,
-            caption=directives.unchanged,
-            title=directives.unchanged,
-        )
+        option_spec = _AnyOption()
 
         def run(self):
             from posviz.figures import FIGURES
 
             argument = self.arguments[0]
-            if not (argument.isascii() and argument.isdigit()):
-                raise self.error(f"posviz-figure: '{argument}' is not a figure id (a number)")
-            figure_id = int(argument)
-            sliders = {
-                k: v for k, v in self.options.items() if k not in ("height", "caption", "title")
-            }
             try:
+                figure_id = _figure_id(argument)
+            except ValueError as why:
+                raise self._fail(f"posviz-figure: {why}") from None
+            sliders = {k: v for k, v in self.options.items() if k not in _OWN_OPTIONS}
+            try:
+                height = _height(self.options.get("height"))
                 query = figure_query(figure_id, sliders)
             except ValueError as why:
-                raise self.error(f"posviz-figure {figure_id}: {why}") from None
-            depth = self.env.docname.count("/")
-            name = f"figure-{figure_id}.html"
-            src = "../" * depth + f"{self.config.posviz_site_dir}/{name}"
-            if query:
-                src += f"?{query}"
-            height = self.options.get("height", DEFAULT_HEIGHT)
-            title = self.options.get("title") or FIGURES[figure_id].title
-            markup = embed_html(src, title, height, self.options.get("caption"))
-            return [nodes.raw("", markup, format="html")]
+                raise self._fail(f"posviz-figure {figure_id}: {why}") from None
+            path = f"figure-{figure_id}.html" + (f"?{query}" if query else "")
+            # The src is relative to the written page: made at doctree-resolved.
+            node = nodes.raw("", "", format="html")
+            node["posviz"] = {
+                "path": path,
+                "title": self.options.get("title") or FIGURES[figure_id].title,
+                "height": height,
+                "caption": self.options.get("caption") or None,
+            }
+            return [node]
+
+        def _fail(self, message: str):
+            source, line = self.get_source_info()
+            _errors(self.env).setdefault(self.env.docname, []).append(f"{source}:{line}: {message}")
+            return self.error(message)
 
     return PosvizFigure
+
+
+def _resolve(app, doctree, docname) -> None:
+    """Write each figure's markup with its src relative to the page `docname` lands on."""
+    from docutils import nodes
+    from sphinx.util.osutil import relative_uri
+
+    page = app.builder.get_target_uri(docname)
+    for node in list(doctree.findall(nodes.raw)):
+        embed = node.get("posviz")
+        if embed is None:
+            continue
+        src = relative_uri(page, f"{app.config.posviz_site_dir}/{embed['path']}")
+        markup = embed_html(src, embed["title"], embed["height"], embed["caption"])
+        node.replace_self(nodes.raw("", markup, format="html"))
+
+
+def _purge(app, env, docname) -> None:
+    _errors(env).pop(docname, None)
+
+
+def _merge(app, env, docnames, other) -> None:
+    _errors(env).update({d: e for d, e in _errors(other).items() if d in docnames})
 
 
 def _site(app) -> Path:
@@ -163,6 +240,18 @@ def _site(app) -> Path:
     return out
 
 
+def _fail_on_bad_directives(app, exception) -> None:
+    """A bad directive fails the build (exit 1), with or without ``-W``."""
+    from sphinx.util import logging
+
+    bad = [error for _, errors in sorted(_errors(app.env).items()) for error in errors]
+    if exception is None and bad:
+        app.statuscode = 1
+        logging.getLogger(__name__).error(
+            "posviz-figure: %d bad directive(s), the build fails: %s", len(bad), "; ".join(bad)
+        )
+
+
 def _copy_site(app, exception) -> None:
     if exception is not None or app.builder.format != "html":
         return
@@ -179,5 +268,9 @@ def setup(app):
     app.add_config_value("posviz_site_dir", SITE_DIR, "html", types=[str])
     app.add_directive("posviz-figure", _directive())
     app.add_js_file(SCRIPT)
+    app.connect("doctree-resolved", _resolve)
+    app.connect("env-purge-doc", _purge)
+    app.connect("env-merge-info", _merge)
     app.connect("build-finished", _copy_site)
+    app.connect("build-finished", _fail_on_bad_directives)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from tests.test_sphinx import INDEX, SECOND, build_docs
+from tests.test_sphinx import INDEX, NESTED, SECOND, build_docs
 from tests.ui.conftest import slider_title
 
 pytestmark = pytest.mark.browser
@@ -19,18 +19,35 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="module")
-def docs(built_site, tmp_path_factory):
-    root = tmp_path_factory.mktemp("docs")
+def serve_docs(built_site, root, builder: str = "html"):
     code, warnings = build_docs(
-        root / "src", root / "out", built_site, {"index.rst": INDEX, "more/second.rst": SECOND}
+        root / "src",
+        root / "out",
+        built_site,
+        {"index.rst": INDEX, "more/second.rst": SECOND},
+        builder,
     )
     assert code == 0, warnings
     (root / "out" / "evil.html").write_text(EVIL, "utf-8")
+    (root / "out" / "nan.html").write_text(EVIL.replace("40", "NaN"), "utf-8")
     handler = functools.partial(QuietHandler, directory=str(root / "out"))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+@pytest.fixture(scope="module")
+def docs(built_site, tmp_path_factory):
+    server = serve_docs(built_site, tmp_path_factory.mktemp("docs"))
     yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+# html's nested page is test_two_page_sphinx_project_goes_live_offline's second half.
+@pytest.fixture(scope="module", params=["dirhtml", "singlehtml"])
+def other_builder_docs(request, built_site, tmp_path_factory):
+    server = serve_docs(built_site, tmp_path_factory.mktemp(request.param), request.param)
+    yield request.param, f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
 
 
@@ -122,3 +139,36 @@ def test_height_messages_from_elsewhere_are_ignored(docs, page):
     page.wait_for_function(
         "(e) => e.getBoundingClientRect().height === 560", arg=hands.element_handle()
     )
+
+
+def test_the_nested_pages_figure_goes_live_offline_under_other_builders(
+    other_builder_docs, page, blocked
+):
+    builder, docs = other_builder_docs
+    page.goto(f"{docs}/{NESTED[builder].removesuffix('index.html')}")
+    cost = page.locator('iframe[data-posviz-embed][src*="figure-7256.html"]')
+    cost.scroll_into_view_if_needed()
+    frame = cost.element_handle().content_frame()
+    frame.wait_for_function(
+        "() => document.body && document.body.dataset.posviz === 'live'", timeout=180_000
+    )
+    frame.locator(".bk-slider-title", has_text="k (window side): 12").wait_for()
+    assert slider_title(frame, 0, 0) == "k (window side): 12"
+    assert_not_clipped(page, cost)
+    assert blocked == [], blocked
+    assert page.errors == []
+
+
+def test_a_nan_height_message_is_ignored(docs, page):
+    page.goto(f"{docs}/index.html")
+    hands = page.locator("iframe[data-posviz-embed]").first
+    hands.scroll_into_view_if_needed()
+    page.evaluate(
+        "() => { window.heard = []; window.addEventListener('message',"
+        " (e) => window.heard.push(String(e.data && e.data.height))); }"
+    )
+    # From the site's own origin and the iframe itself: only the number is wrong.
+    hands.evaluate("(frame, src) => { frame.src = src; }", f"{docs}/nan.html")
+    page.wait_for_function("() => window.heard.includes('NaN')")
+    assert hands.get_attribute("data-posviz-height") != "NaN"
+    assert "NaN" not in (hands.get_attribute("style") or "")

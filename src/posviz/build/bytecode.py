@@ -6,9 +6,13 @@ Pyodide under Node.js once, compiles each module to an unchecked-hash
 ``.pyc`` (valid without its source), and rewrites the wheels: third-party
 modules become sourceless ``.pyc`` files, as in Pyodide's own packages;
 posviz keeps its sources beside the bytecode, for readable tracebacks.
-Results are cached by wheel content, each beside its sha256, which is checked
-on every use: a damaged cached wheel is compiled again. Without Node.js the
-build keeps the source-only wheels and says so.
+Builds are byte-identical, so each compiled third-party wheel is pinned by
+sha256 in ``pins.json`` ("bytecode"). Those are cached by wheel content and
+checked against their pin on every use (a cached copy that differs is compiled
+again); a fresh compile that differs from its pin stops the build. A wheel
+with no pin (posviz's own, which changes with every edit) is compiled afresh
+on each build and never cached: nothing the cache could hold is trusted.
+Without Node.js the build keeps the source-only wheels and says so.
 
 The Python version (site-packages path, ``.pyc`` tag) is the lock's.
 """
@@ -101,12 +105,27 @@ def _rewrite(wheel: Path, compiled: Path, dest: Path, python: str) -> Path:
     return _write_wheel_archive(dest / wheel.name, dist_info, files)
 
 
-def compile_wheels(wheels: list[Path], dist: Path, cache: Path) -> tuple[list[Path], dict]:
-    """The wheels with bytecode (from ``cache`` when seen before), and what was done."""
+def compile_wheels(
+    wheels: list[Path], dist: Path, cache: Path, pinned: dict[str, str] | None = None
+) -> tuple[list[Path], dict]:
+    """The wheels with bytecode, and what was done.
+
+    `pinned` maps a wheel's file name to the sha256 of its compiled twin (default
+    pins.json's "bytecode"). A pinned twin comes from ``cache`` when it matches its
+    pin; an unpinned one is compiled now and written over its source wheel.
+    """
+    pinned = pins.PINS["bytecode"]["wheels"] if pinned is None else pinned
     python = distribution.python_version(dist)
     cache.mkdir(parents=True, exist_ok=True)
-    keyed = {wheel: cache / pins.sha256_file(wheel)[:20] / wheel.name for wheel in wheels}
-    todo = [wheel for wheel, done in keyed.items() if not _intact(done)]
+    keyed = {
+        wheel: cache / pins.sha256_file(wheel)[:20] / wheel.name if wheel.name in pinned else wheel
+        for wheel in wheels
+    }
+    todo = [
+        wheel
+        for wheel, done in keyed.items()
+        if wheel.name not in pinned or not _intact(done, pinned[wheel.name])
+    ]
     report: dict = {"compiled_now": [w.name for w in todo]}
     if todo:
         with tempfile.TemporaryDirectory() as folder:
@@ -134,27 +153,33 @@ def compile_wheels(wheels: list[Path], dist: Path, cache: Path) -> tuple[list[Pa
                 target = keyed[wheel].parent
                 target.mkdir(parents=True, exist_ok=True)
                 done = _rewrite(wheel, work / "out" / wheel.name, target, python)
-                _sidecar(done).write_text(pins.sha256_file(done) + "\n", "utf-8")
+                if wheel.name in pinned:
+                    _check_fresh(done, pinned[wheel.name])
     return [keyed[wheel] for wheel in wheels], report
 
 
-def _sidecar(wheel: Path) -> Path:
-    return wheel.with_name(wheel.name + ".sha256")
+def _check_fresh(done: Path, expected: str) -> None:
+    """Refuse (and remove) a wheel just compiled that is not its pinned twin."""
+    found = pins.sha256_file(done)
+    if found == expected:
+        return
+    done.unlink()
+    raise BytecodeError(
+        f"{done.name} compiled to sha256 {found}, but {pins.PINS_FILE} pins "
+        f'{expected} for it under "bytecode"; its wheel, the slimming rules or '
+        "Pyodide changed. If that change is intended, pin the new sha256"
+    )
 
 
-def _intact(done: Path) -> bool:
-    """Whether a cached compiled wheel is there with the sha256 recorded when it was made."""
+def _intact(done: Path, expected: str) -> bool:
+    """Whether the cached compiled wheel `done` is there with its pinned sha256."""
     if not done.is_file():
         return False
-    try:
-        recorded = _sidecar(done).read_text("utf-8").strip()
-    except OSError:
-        return False  # made before sha256s were recorded: compile again, quietly
-    if pins.sha256_file(done) == recorded:
+    if pins.sha256_file(done) == expected:
         return True
     print(
-        f"posviz: cached bytecode {done} does not match the sha256 recorded when it was "
-        "made; compiling it again",
+        f"posviz: cached bytecode {done} does not match its pin in {pins.PINS_FILE}; "
+        "compiling it again",
         file=sys.stderr,
     )
     done.unlink()

@@ -392,7 +392,8 @@ def precompile(built: list[Path], dist: Path) -> None:
     cache = distribution.default_cache_root() / "bytecode"
     compiled, report = bytecode.compile_wheels(built, dist, cache)
     for source, twin in zip(built, compiled, strict=True):
-        shutil.copy2(twin, source)
+        if twin != source:  # an unpinned wheel (posviz's own) is compiled in place
+            shutil.copy2(twin, source)
     if report["compiled_now"]:
         log(f"compiled bytecode for {len(report['compiled_now'])} wheel(s) in Pyodide")
 

@@ -327,24 +327,14 @@ def _hashed(work: Path, name: str, version: str, sha256: str) -> str:
 
 
 def _build_from_sdist(name: str, version: str, table: dict, work: Path) -> Path:
-    """Build the pure wheel of `name` from its pinned sdist with pinned build requirements."""
+    """Build the pure wheel of `name` from its pinned sdist with pinned build requirements.
+
+    The build requirements are installed first, by hash, and every later step
+    runs without build isolation against them: even `pip download` of an sdist
+    runs its metadata step, which in an isolated environment would install
+    whatever the sdist asks for (pyyaml: any Cython), unpinned.
+    """
     build = SDIST_BUILDS[name]
-    sdist_pin = table["sdists"][name]["sha256"]
-    # --no-binary for this package only: `:all:` would also refuse the pinned setuptools wheel.
-    _pip(
-        [
-            "download",
-            "--no-deps",
-            f"--no-binary={name}",
-            "--require-hashes",
-            "-r",
-            _hashed(work, name, version, sdist_pin),
-            "-d",
-            "sdist",
-        ],
-        work,
-    )
-    (sdist,) = (work / "sdist").iterdir()
     requirements = work / "build-requirements.txt"
     requirements.write_text(
         "".join(
@@ -366,16 +356,33 @@ def _build_from_sdist(name: str, version: str, table: dict, work: Path) -> Path:
         ],
         work,
     )
-    with tarfile.open(sdist) as tar:
-        tar.extractall(work / "src", filter="data")
-    (src_dir,) = (work / "src").iterdir()
-    if build.patch:
-        build.patch(src_dir)
     env = {
         **dict(build.env),
         "PYTHONPATH": str(work / "build-env"),
         "SOURCE_DATE_EPOCH": _SOURCE_DATE_EPOCH,
     }
+    # --no-binary for this package only: `:all:` would also refuse the pinned setuptools wheel.
+    _pip(
+        [
+            "download",
+            "--no-deps",
+            "--no-build-isolation",
+            f"--no-binary={name}",
+            "--require-hashes",
+            "-r",
+            _hashed(work, name, version, table["sdists"][name]["sha256"]),
+            "-d",
+            "sdist",
+        ],
+        work,
+        env,
+    )
+    (sdist,) = (work / "sdist").iterdir()
+    with tarfile.open(sdist) as tar:
+        tar.extractall(work / "src", filter="data")
+    (src_dir,) = (work / "src").iterdir()
+    if build.patch:
+        build.patch(src_dir)
     _pip(["wheel", "--no-deps", "--no-build-isolation", str(src_dir), "-w", "built"], work, env)
     (wheel,) = (work / "built").glob("*.whl")
     return wheel
