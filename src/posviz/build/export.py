@@ -405,6 +405,7 @@ def precompile(built: list[Path], dist: Path) -> None:
 
 
 def sha256_of(path: Path) -> str:
+    """The sha256 of a file, in hex."""
     with path.open("rb") as f:
         return hashlib.file_digest(f, "sha256").hexdigest()
 
