@@ -21,7 +21,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.ui.browser import CHROMIUM, CHROMIUM_ARGS, LOOPBACK, static_server
+from tests.ui.browser import CHROMIUM, CHROMIUM_ARGS, seal, static_server
 from tests.ui.conftest import Blocked, press_on_slider, wait_for_change, wait_for_plot
 
 pytestmark = pytest.mark.browser
@@ -57,21 +57,6 @@ def two_sites(built_site):
     """The export on 127.0.0.1:P, with the embedding page; localhost:P is the other site."""
     with static_server(built_site, {"embedder.html": lambda _: EMBEDDER}) as url:
         yield url
-
-
-def seal(context, blocked: list):
-    """Abort and record every request that leaves loopback (as sealed_context does)."""
-
-    def guard(route):
-        url = route.request.url
-        if url.startswith(("data:", "blob:")) or (urlparse(url).hostname or "") in LOOPBACK:
-            route.continue_()
-        else:
-            blocked.append(url)
-            route.abort()
-
-    context.route("**/*", guard)
-    return context
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@
 (function () {
   const ROUTE = __ROUTE__;
   const BUILD = __BUILD__;
+  const PINNED = __PINNED__; // the page's own scripts, each with an integrity sha256
   const worker = (window.posvizWorker = {early: [], onmessage: null, attempt: 0, dedicated: false});
   // Messages wait here until Panel's handler exists (the loader replays them).
   const deliver = (event) => (worker.onmessage ? worker.onmessage(event) : worker.early.push(event));
@@ -18,13 +19,17 @@
   // A script the build pinned (integrity attribute) that fails to load or to match.
   window.addEventListener("error", (event) => {
     const script = event.target;
-    if (script && script.tagName === "SCRIPT" && script.integrity) {
+    if (script && script.tagName === "SCRIPT" && script.integrity && location.protocol !== "file:") {
       const file = script.getAttribute("src");
       local({type: "error", msg: `${file} could not be loaded, or is not the file this build wrote (its sha256 differs)`});
     }
   }, true);
 
   if (location.protocol === "file:") {
+    // A file has no CORS, so the browser refuses every script that carries an
+    // integrity sha256: load them here, in order, without it (the pinned tags
+    // that follow then fail their check and do not run).
+    for (const src of PINNED) document.write(`<script src="${src}"><\/script>`);
     // Browsers start no worker for a page opened as a file: say how to serve it.
     const path = decodeURIComponent(location.pathname);
     const folder = path.slice(0, path.lastIndexOf("/")) || "/";

@@ -269,6 +269,7 @@ def stable_ids(html: str, name: str) -> str:
 
 
 BUILD_PLACEHOLDER = '"__POSVIZ_BUILD__"'
+PINNED_PLACEHOLDER = "/* pinned scripts */ []"  # filled in by pin_scripts
 
 
 def edit(html: str, page: str, anchor: str, new: str, *, first: bool = False) -> str:
@@ -305,8 +306,10 @@ def rewrite_page(html: str, name: str, cdn: bool) -> str:
     # Connect to Python before the browser parses BokehJS; messages wait in
     # posvizWorker.early until the page's handler exists (the loader replays them).
     connect = resources.files("posviz.build").joinpath("connect.js").read_text("utf-8")
-    connect = connect.replace("__ROUTE__", script_literal(name)).replace(
-        "__BUILD__", BUILD_PLACEHOLDER
+    connect = (
+        connect.replace("__ROUTE__", script_literal(name))
+        .replace("__BUILD__", BUILD_PLACEHOLDER)
+        .replace("__PINNED__", PINNED_PLACEHOLDER)
     )
     html = edit(html, page, "<script", f"<script>\n{connect}</script>\n<script", first=True)
     html = edit(
@@ -414,7 +417,9 @@ def pin_scripts(out: Path) -> None:
     """An ``integrity`` sha256 on every page's script from the site (BokehJS, Panel's JS).
 
     The browser then runs only the bytes this build wrote; connect.js names a
-    script that fails the check.
+    script that fails the check. Browsers check no integrity on a page opened as
+    a file, and refuse the script instead: connect.js then loads the same list
+    without it, so that the pre-rendered figures still draw.
     """
     tag = re.compile(r'<script type="text/javascript" src="(static/[^"]+)"></script>')
     digests: dict[str, str] = {}
@@ -430,7 +435,10 @@ def pin_scripts(out: Path) -> None:
         return f'<script type="text/javascript" src="{src}" integrity="{digests[src]}"></script>'
 
     for page in sorted(out.glob("*.html")):
-        pinned = tag.sub(pin, page.read_text("utf-8"))
+        html = page.read_text("utf-8")
+        scripts = tag.findall(html)
+        html = edit(html, page.name, PINNED_PLACEHOLDER, script_literal(scripts), first=True)
+        pinned = tag.sub(pin, html)
         for script in re.findall(r'<script\b[^>]*\bsrc="static/[^>]*>', pinned):
             if "integrity=" not in script:
                 raise BuildError(f"{page.name}: cannot pin {script} (panel's page changed)")
@@ -443,7 +451,7 @@ def write_worker(
     pyodide_url: str,
     cdn_root: str,
     python: str,
-    core: dict[str, str],
+    core: dict[str, str] | None = None,
 ) -> None:
     """posviz-worker.js with this build's settings, and the build's id in every page.
 
@@ -454,7 +462,7 @@ def write_worker(
     """
     config = {
         "pyodide": pyodide_url,
-        "core": [{"name": name, "sha256": digest} for name, digest in sorted(core.items())],
+        "core": [{"name": name, "sha256": digest} for name, digest in sorted((core or {}).items())],
         "lock_packages": list(LOCK_PACKAGES),
         "wheels": [
             {
@@ -588,7 +596,7 @@ def make_site(out: Path, found: list[Route], dist: Path, python: str, cdn: bool)
     precompile(built, dist)
     names = sorted(wheel.name for wheel in built)
     if cdn:
-        write_worker(out, names, CDN_PYODIDE, cdn_root, python, core={})
+        write_worker(out, names, CDN_PYODIDE, cdn_root, python)
     else:
         log("copying the Pyodide runtime and static files")
         copy_runtime(out, dist)
