@@ -112,19 +112,25 @@ def chromium():
             browser.close()
 
 
-def sealed_context(browser, blocked: list, init_scripts=()):
-    """A fresh profile (empty cache, own SharedWorkers); outside requests go to ``blocked``."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+def seal(context, blocked: list):
+    """Abort every request of ``context`` that leaves the machine; record it in ``blocked``."""
 
     def guard(route):
         url = route.request.url
-        if url.startswith(("data:", "blob:")) or (urlparse(url).hostname or "") in LOOPBACK:
+        local = url.startswith(("data:", "blob:", "file:"))
+        if local or (urlparse(url).hostname or "") in LOOPBACK:
             route.continue_()
         else:
             blocked.append(url)
             route.abort()
 
     context.route("**/*", guard)
+    return context
+
+
+def sealed_context(browser, blocked: list, init_scripts=()):
+    """A fresh profile (empty cache, own SharedWorkers); outside requests go to ``blocked``."""
+    context = seal(browser.new_context(viewport={"width": 1280, "height": 900}), blocked)
     for script in init_scripts:
         context.add_init_script(script)
     return context

@@ -2,37 +2,71 @@
 // One SharedWorker runs Pyodide for every posviz page and figure iframe of the
 // origin; each page talks to it over its own MessagePort and gets its own Bokeh
 // document. extendedLifetime keeps it alive while the reader follows a link
-// (Chromium 148+). Without SharedWorker, each page starts a dedicated worker
-// as before. window.posvizWorker stands in for the worker in Panel's page script.
+// (Chromium 148+). Without SharedWorker, or when the browser refuses this page
+// one (a frame on another site whose storage it blocks), the page starts a
+// dedicated worker. window.posvizWorker stands in for the worker in Panel's
+// page script.
 (function () {
   const ROUTE = __ROUTE__;
   const BUILD = __BUILD__;
-  const worker = (window.posvizWorker = {early: [], onmessage: null, attempt: 0});
+  const PINNED = __PINNED__; // the page's own scripts, each with an integrity sha256
+  const worker = (window.posvizWorker = {early: [], onmessage: null, attempt: 0, dedicated: false});
   // Messages wait here until Panel's handler exists (the loader replays them).
   const deliver = (event) => (worker.onmessage ? worker.onmessage(event) : worker.early.push(event));
   const local = (data) => deliver({data});
   worker.postMessage = (message) => worker.port.postMessage(message);
+
+  // A script the build pinned (integrity attribute) that fails to load or to match.
+  window.addEventListener("error", (event) => {
+    const script = event.target;
+    if (script && script.tagName === "SCRIPT" && script.integrity && location.protocol !== "file:") {
+      const file = script.getAttribute("src");
+      local({type: "error", msg: `${file} could not be loaded, or is not the file this build wrote (its sha256 differs)`});
+    }
+  }, true);
+
+  if (location.protocol === "file:") {
+    // A file has no CORS, so the browser refuses every script that carries an
+    // integrity sha256: load them here, in order, without it (the pinned tags
+    // that follow then fail their check and do not run).
+    for (const src of PINNED) document.write(`<script src="${src}"><\/script>`);
+    // Browsers start no worker for a page opened as a file: say how to serve it.
+    const path = decodeURIComponent(location.pathname);
+    const folder = path.slice(0, path.lastIndexOf("/")) || "/";
+    const name = path.slice(path.lastIndexOf("/") + 1);
+    worker.port = {postMessage() {}};
+    worker.watch = () => {};
+    worker.connect = () => {};
+    local({type: "error", msg: "This page was opened as a file, and browsers run no Python for files. "
+      + `Serve its folder (python3 -m http.server -d '${folder}') and open http://localhost:8000/${name}`});
+    return;
+  }
+
   // Web Locks say when either side is gone (a lock is released when its holder
-  // ends): the page holds one while it lives, the runtime another.
-  const locks = typeof navigator !== "undefined" && navigator.locks;
+  // ends): the page holds one while it lives, the runtime another. A browser
+  // may lack them or refuse them (blocked third-party storage): then there are none.
+  let locks = null;
+  try {
+    if (navigator.locks && typeof navigator.locks.request === "function") locks = navigator.locks;
+  } catch (error) { /* treated as absent */ }
   const page = `posviz page ${Math.random().toString(36).slice(2)}`;
-  const living = locks
-    ? new Promise((held) => locks.request(page, () => { held(); return new Promise(() => {}); }))
-        .then(() => page)
-    : Promise.resolve(null);
+  const living = !locks ? Promise.resolve(null) : new Promise((resolve) => {
+    locks.request(page, () => { resolve(page); return new Promise(() => {}); })
+      .catch(() => resolve(null)); // refused: no lock (a no-op once it was held)
+  });
   worker.watch = (runtime) => {
     const port = worker.port;
     if (locks) {
       locks.request(`posviz runtime ${runtime}`, () => {
         if (worker.port === port) local({type: "lost"});
-      });
+      }).catch(() => {});
     }
   };
   worker.connect = () => {
     worker.attempt += 1;
     let host = null;
     let port = null;
-    if (typeof SharedWorker === "function") {
+    if (!worker.dedicated && typeof SharedWorker === "function") {
       try {
         host = new SharedWorker("./posviz-worker.js", {name: `posviz ${BUILD}`, extendedLifetime: true});
         port = host.port;
@@ -40,16 +74,26 @@
         host = null;
       }
     }
-    worker.shared = host !== null;
+    const shared = host !== null;
+    worker.shared = shared;
     if (!host) port = host = new Worker("./posviz-worker.js");
+    let heard = false;
     const mine = (handler) => (event) => { if (worker.port === port) handler(event); };
-    port.onmessage = mine(deliver);
-    host.onerror = mine((event) => local({type: "error",
-      msg: `The Python worker failed: ${event.message || "its script could not be loaded"}.`}));
+    port.onmessage = mine((event) => { heard = true; deliver(event); });
+    host.onerror = mine((event) => {
+      if (shared && !heard) {
+        // Refused before it said a word (a frame whose storage the browser
+        // blocks, for one): a dedicated worker needs no storage.
+        worker.dedicated = true;
+        worker.connect();
+        return;
+      }
+      local({type: "error", msg: `The Python worker failed: ${event.message || "its script could not be loaded"}.`});
+    });
     port.addEventListener("close", mine(() => local({type: "lost"})));
     worker.port = port;
     worker.host = host;
-    living.then((lock) => port.postMessage({type: "hello", route: ROUTE, lock}));
+    living.then((lock) => { if (worker.port === port) port.postMessage({type: "hello", route: ROUTE, lock}); });
   };
   worker.connect();
 })();

@@ -11,6 +11,7 @@ The site is built in a sibling folder and swapped into place only when it is
 complete (see target.py). Every failure is one line on stderr and exit 1.
 """
 
+import base64
 import hashlib
 import json
 import os
@@ -41,6 +42,9 @@ WHEEL_DIR = "wheels/"
 PANEL_CDN_ROOT = "static/panel/"
 BOKEH_DIR = "static/bokeh/"
 BOKEH_BUNDLES = ("bokeh", "bokeh-widgets", "bokeh-tables")  # panel.min.js needs tables
+# Pyodide's files the worker loads, each checked against its pinned sha256 first
+# (pyodide.mjs is for ES-module workers, which posviz does not start).
+WORKER_CORE = tuple(name for name in distribution.CORE_FILES if name != "pyodide.mjs")
 CDN_PYODIDE = f"https://cdn.jsdelivr.net/pyodide/v{distribution.PYODIDE_VERSION}/full/"
 # Packages the page takes from the Pyodide distribution (the rest are pure wheels).
 LOCK_PACKAGES = distribution.REQUIRED_PACKAGES
@@ -170,6 +174,9 @@ class _PosvizRuntime:
                         {k: v for k, v in values.items() if k in state.location.param}
                     )
 
+    def documents(self):
+        return len(self.docs)
+
     def close(self, connection):
         if connection not in self.docs:
             return
@@ -262,6 +269,7 @@ def stable_ids(html: str, name: str) -> str:
 
 
 BUILD_PLACEHOLDER = '"__POSVIZ_BUILD__"'
+PINNED_PLACEHOLDER = "/* pinned scripts */ []"  # filled in by pin_scripts
 
 
 def edit(html: str, page: str, anchor: str, new: str, *, first: bool = False) -> str:
@@ -298,8 +306,10 @@ def rewrite_page(html: str, name: str, cdn: bool) -> str:
     # Connect to Python before the browser parses BokehJS; messages wait in
     # posvizWorker.early until the page's handler exists (the loader replays them).
     connect = resources.files("posviz.build").joinpath("connect.js").read_text("utf-8")
-    connect = connect.replace("__ROUTE__", script_literal(name)).replace(
-        "__BUILD__", BUILD_PLACEHOLDER
+    connect = (
+        connect.replace("__ROUTE__", script_literal(name))
+        .replace("__BUILD__", BUILD_PLACEHOLDER)
+        .replace("__PINNED__", PINNED_PLACEHOLDER)
     )
     html = edit(html, page, "<script", f"<script>\n{connect}</script>\n<script", first=True)
     html = edit(
@@ -398,22 +408,67 @@ def precompile(built: list[Path], dist: Path) -> None:
         log(f"compiled bytecode for {len(report['compiled_now'])} wheel(s) in Pyodide")
 
 
+def sha256_of(path: Path) -> str:
+    """The sha256 of a file, in hex."""
+    with path.open("rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def pin_scripts(out: Path) -> None:
+    """An ``integrity`` sha256 on every page's script from the site (BokehJS, Panel's JS).
+
+    The browser then runs only the bytes this build wrote; connect.js names a
+    script that fails the check. Browsers check no integrity on a page opened as
+    a file, and refuse the script instead: connect.js then loads the same list
+    without it, so that the pre-rendered figures still draw.
+    """
+    tag = re.compile(r'<script type="text/javascript" src="(static/[^"]+)"></script>')
+    digests: dict[str, str] = {}
+
+    def pin(match):
+        src = match.group(1)
+        if src not in digests:
+            file = out / src
+            if not file.is_file():
+                raise BuildError(f"a page loads {src}, which the site does not hold")
+            digest = hashlib.sha256(file.read_bytes()).digest()
+            digests[src] = "sha256-" + base64.b64encode(digest).decode("ascii")
+        return f'<script type="text/javascript" src="{src}" integrity="{digests[src]}"></script>'
+
+    for page in sorted(out.glob("*.html")):
+        html = page.read_text("utf-8")
+        scripts = tag.findall(html)
+        html = edit(html, page.name, PINNED_PLACEHOLDER, script_literal(scripts), first=True)
+        pinned = tag.sub(pin, html)
+        for script in re.findall(r'<script\b[^>]*\bsrc="static/[^>]*>', pinned):
+            if "integrity=" not in script:
+                raise BuildError(f"{page.name}: cannot pin {script} (panel's page changed)")
+        page.write_text(pinned, "utf-8")
+
+
 def write_worker(
-    out: Path, wheel_names: list[str], pyodide_url: str, cdn_root: str, python: str
+    out: Path,
+    wheel_names: list[str],
+    pyodide_url: str,
+    cdn_root: str,
+    python: str,
+    core: dict[str, str] | None = None,
 ) -> None:
     """posviz-worker.js with this build's settings, and the build's id in every page.
 
-    Each wheel carries its sha256, which the worker checks before unpacking. The
-    id (a digest of the worker script, so of every wheel too) names the shared
+    Each wheel carries its sha256, which the worker checks before unpacking, as
+    does each of Pyodide's core files in ``core`` (name → sha256). The id (a
+    digest of the worker script, so of every wheel too) names the shared
     runtime: a page of a newer build never joins an older build's runtime.
     """
     config = {
         "pyodide": pyodide_url,
+        "core": [{"name": name, "sha256": digest} for name, digest in sorted((core or {}).items())],
         "lock_packages": list(LOCK_PACKAGES),
         "wheels": [
             {
                 "path": f"{WHEEL_DIR}{name}",
-                "sha256": hashlib.sha256((out / WHEEL_DIR / name).read_bytes()).hexdigest(),
+                "sha256": sha256_of(out / WHEEL_DIR / name),
             }
             for name in wheel_names
         ],
@@ -547,7 +602,9 @@ def make_site(out: Path, found: list[Route], dist: Path, python: str, cdn: bool)
         log("copying the Pyodide runtime and static files")
         copy_runtime(out, dist)
         copy_static(out, python)
-        write_worker(out, names, PYODIDE_DIR, cdn_root, python)
+        pin_scripts(out)
+        core = {name: distribution.CORE_PINS[name] for name in WORKER_CORE}
+        write_worker(out, names, PYODIDE_DIR, cdn_root, python, core)
     site_manifest(out, found)
     if not cdn:
         findings = scan(out, EXEMPT)

@@ -90,6 +90,11 @@
         return;
       }
       if (msg.type === "lost") {
+        // Python closed this page's connection, and said why.
+        if (msg.msg) {
+          fail(msg.msg);
+          return;
+        }
         // The runtime went away (it crashed, or the browser ended it).
         if (body.dataset.posviz === "loading" && restarts < RESTARTS) {
           restarts += 1;

@@ -25,13 +25,29 @@ const RUNTIME = {
 const connections = new Map();
 // Held while this runtime lives: a page waiting for it learns when it dies.
 // Pages hear "hello" only once it is held, so none can be granted it first.
-const holding = self.navigator && navigator.locks
-  ? new Promise((held) => navigator.locks.request(`posviz runtime ${RUNTIME.id}`, () => {
-    held();
-    return new Promise(() => {});
-  }))
+// A browser may lack Web Locks or refuse them (a frame on another site whose
+// storage it blocks): then there are none, and nothing waits for them.
+const locks = (() => {
+  try {
+    return self.navigator && navigator.locks && typeof navigator.locks.request === "function"
+      ? navigator.locks : null;
+  } catch (error) {
+    return null;
+  }
+})();
+const holding = locks
+  ? new Promise((held) => {
+    locks.request(`posviz runtime ${RUNTIME.id}`, () => {
+      held();
+      return new Promise(() => {});
+    }).catch(() => held());
+  })
   : Promise.resolve();
+// A page cannot hand the runtime more than this in one message (characters of
+// text plus bytes of buffers); a slider step's patch is well under a kilobyte.
+const MESSAGE_LIMIT = 1000000;
 let python = null; // the Python side's entry points, once ready
+let emscripten = null; // Pyodide's module: its memory, for runtimeInfo
 
 // Pyodide's start fills both cores: it waits until the first page has painted
 // its pre-rendered figures (that page says "start").
@@ -50,6 +66,8 @@ function runtimeInfo(connection) {
     id: RUNTIME.id, shared: RUNTIME.shared, connection: connection.id,
     connections: RUNTIME.connections, open: RUNTIME.open, state: RUNTIME.state,
     joined: connection.joined,
+    documents: python ? python.documents() : 0, // Bokeh documents alive in Python
+    memory: emscripten ? emscripten.HEAPU8.buffer.byteLength : 0, // bytes of Pyodide's WebAssembly memory
   };
 }
 
@@ -65,18 +83,88 @@ async function sha256(buffer) {
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-// Fetching costs no CPU: it starts as soon as the worker does.
-const fetched = SITE.wheels.map(({path, sha256: expected}) =>
-  fetch(here(path)).then(async (response) => {
-    if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
-    const bytes = await response.arrayBuffer();
-    const actual = await sha256(bytes);
-    if (actual !== expected) {
-      throw new Error(`${path} is corrupt: its sha256 is ${actual}, the build wrote ${expected}`);
+// Characters of text and bytes of buffers in a message, counted only up to
+// just past ``limit`` (a huge message costs no more to refuse than a small one).
+function sizeOf(value, limit) {
+  let total = 0;
+  const pending = [value];
+  const seen = new Set();
+  while (pending.length && total <= limit) {
+    const item = pending.pop();
+    if (typeof item === "string") {
+      total += item.length;
+    } else if (item instanceof ArrayBuffer || ArrayBuffer.isView(item)) {
+      total += item.byteLength;
+    } else if (item && typeof item === "object") {
+      if (seen.has(item)) continue;
+      seen.add(item);
+      for (const key in item) {
+        total += key.length + 1;
+        pending.push(item[key]);
+        if (total > limit) break;
+      }
+    } else {
+      total += 8;
     }
-    return bytes;
-  }));
-fetched.forEach((promise) => promise.catch(() => {})); // reported by boot()
+  }
+  return total;
+}
+
+// A file of the site, checked against the sha256 the build wrote; a failure
+// names the file.
+async function fetchChecked(path, expected) {
+  let response;
+  try {
+    response = await fetch(here(path));
+  } catch (error) {
+    throw new Error(`${path} could not be fetched: ${describe(error).msg}`);
+  }
+  if (response.status === 404) throw new Error(`${path} is missing from the site (HTTP 404)`);
+  if (!response.ok) throw new Error(`${path} could not be fetched (HTTP ${response.status})`);
+  const bytes = await response.arrayBuffer();
+  const actual = await sha256(bytes);
+  if (actual !== expected) {
+    throw new Error(`${path} is corrupt: its sha256 is ${actual}, the build wrote ${expected}`);
+  }
+  return bytes;
+}
+
+// Fetching costs no CPU: it starts as soon as the worker does. Pyodide's own
+// files too: it would wait forever for a missing wasm, and fail on a missing
+// stdlib or lock with a message that names neither.
+const fetched = SITE.wheels.map(({path, sha256: expected}) => fetchChecked(path, expected));
+const core = new Map(SITE.core.map(({name, sha256: expected}) =>
+  [here(SITE.pyodide + name), fetchChecked(SITE.pyodide + name, expected)]));
+[...fetched, ...core.values()].forEach((promise) => promise.catch(() => {})); // reported by boot()
+
+// Pyodide fetches its files itself: hand it the checked bytes instead.
+async function loadCheckedPyodide(options) {
+  const files = new Map();
+  for (const [url, promise] of core) files.set(url, await promise);
+  const script = (name) => {
+    const bytes = files.get(here(SITE.pyodide + name));
+    if (!bytes) return here(SITE.pyodide + name);
+    return URL.createObjectURL(new Blob([bytes], {type: "text/javascript"}));
+  };
+  importScripts(script("pyodide.js"));
+  // Defines _createPyodideModule, so that Pyodide loads no pyodide.asm.js of its own.
+  if (files.size) importScripts(script("pyodide.asm.js"));
+  const original = self.fetch;
+  self.fetch = (input, init) => {
+    const url = new URL(typeof input === "object" && "url" in input ? input.url : input,
+                        self.location.href).href;
+    const bytes = files.get(url);
+    if (!bytes) return original(input, init);
+    files.delete(url);
+    const type = url.endsWith(".wasm") ? "application/wasm" : "application/octet-stream";
+    return Promise.resolve(new Response(bytes, {headers: {"Content-Type": type}}));
+  };
+  try {
+    return await loadPyodide(options);
+  } finally {
+    self.fetch = original;
+  }
+}
 
 async function boot() {
   await allowed;
@@ -84,8 +172,8 @@ async function boot() {
   const timings = RUNTIME.timings;
   stage("Starting Python", 1);
   let t = performance.now();
-  importScripts(here(SITE.pyodide + "pyodide.js"));
-  const pyodide = await loadPyodide({indexURL: here(SITE.pyodide), fullStdLib: false});
+  const pyodide = await loadCheckedPyodide({indexURL: here(SITE.pyodide), fullStdLib: false});
+  emscripten = pyodide._module;
   timings["start pyodide"] = since(t);
   stage("Installing packages", 2);
   t = performance.now();
@@ -167,18 +255,33 @@ class Connection {
   // Messages of one page are handled in order, each in its own try: one bad
   // message cannot leave the page waiting for an answer that never comes.
   receive(message) {
+    const size = sizeOf(message, MESSAGE_LIMIT);
+    if (size > MESSAGE_LIMIT) {
+      this.error(new Error(`posviz worker: refused a ${JSON.stringify(String(message.type))} `
+        + `message of more than ${MESSAGE_LIMIT} bytes`));
+      return;
+    }
     this.chain = this.chain.then(() => this.handle(message)).catch((error) => this.error(error));
   }
 
   async handle(message) {
     switch (message.type) {
       case "hello":
+        // One connection, one page, one document: a second hello would build
+        // another document and orphan the first.
+        if (this.route !== undefined) {
+          throw new Error(`posviz worker: page ${this.route} said hello twice; it keeps its document`);
+        }
         this.route = String(message.route);
         await holding;
         this.post({type: "hello", runtime: runtimeInfo(this)});
-        // The page holds this lock while it lives: once it is ours, the page is gone.
-        if (message.lock && self.navigator && navigator.locks) {
-          navigator.locks.request(String(message.lock), () => this.close());
+        // The page holds this lock while it lives: once it is ours, the page is
+        // gone, or another page took its lock; if it is still there, it is told.
+        if (message.lock && locks) {
+          locks.request(String(message.lock), () => {
+            this.post({type: "lost", msg: "Python closed this page's connection: another page took over its lock"});
+            this.close();
+          }).catch(() => {});
         }
         this.render();
         return;
