@@ -265,6 +265,36 @@ def test_missing_required_field(broken):
     ]
 
 
+def test_declared_numbers_are_read_with_where_they_come_from(broken):
+    edit(
+        broken / f"pages/{QKV}.md",
+        "tags: [Self-attention]\n",
+        'tags: [Self-attention]\nnumbers:\n  "1.00": figure-7256?k=8&m=32\n'
+        "  2014: Bahdanau et al. 2014\n",
+    )
+    page = load(broken).pages[QKV]
+    assert page.numbers == (("1.00", "figure-7256?k=8&m=32"), ("2014", "Bahdanau et al. 2014"))
+    assert load(CONTENT).pages[QKV].numbers == ()
+
+
+@pytest.mark.parametrize(
+    "numbers,line,message",
+    [
+        ("numbers: [16]\n", 7, "each entry of 'numbers' is a number the page states"),
+        ('numbers:\n  "16": figure-999999?n=4\n', 8, "numbers: there is no figure 999999"),
+        ('numbers:\n  "4": figure-710\n  "16":\n', 9, "each entry of 'numbers' is a number"),
+    ],
+)
+def test_declared_numbers_that_say_nothing_or_name_no_figure_are_problems(
+    broken, numbers, line, message
+):
+    edit(
+        broken / f"pages/{QKV}.md", "tags: [Self-attention]\n", f"tags: [Self-attention]\n{numbers}"
+    )
+    found = [p for p in problems_of(broken) if p[0] == f"pages/{QKV}.md"]
+    assert [(p[1], p[2][: len(message)]) for p in found] == [(line, message)]
+
+
 def test_missing_topic_field(broken):
     edit(broken / "topics/positional-encoding.md", "category: Mechanisms\n", "")
     assert problems_of(broken) == [
