@@ -1,5 +1,6 @@
 """What a newcomer does, in a copy of the repository: add CONTRIBUTING's figure
-example (taken from CONTRIBUTING.md itself), a figure and a page from `posviz new`,
+example and its oracle (taken from CONTRIBUTING.md itself), a figure and a page
+from `posviz new` (with a number declared from a figure view),
 then run the unit tests and every figure's view in the browser there. All green.
 
 The copy reuses this environment (``PYTHONPATH`` at the copy's ``src``), so it
@@ -25,13 +26,14 @@ ROOT = Path(__file__).resolve().parents[1]
 LEFT_OUT = shutil.ignore_patterns(
     ".git", ".venv", ".posviz", "__pycache__", ".pytest_cache", ".ruff_cache", "site", "*.pyc"
 )
-EXAMPLE = re.compile(r"```python\n# (src/posviz/figures/\w+\.py)\n(.*?)```", re.DOTALL)
+# Each file CONTRIBUTING.md shows in full opens with a comment naming its path.
+EXAMPLE = re.compile(r"```python\n# ((?:src|tests)/[\w/]+\.py)\n(.*?)```", re.DOTALL)
 
 
-def contributing_example() -> tuple[str, str]:
-    """(path, code) of the figure example CONTRIBUTING.md shows."""
-    [(path, code)] = EXAMPLE.findall((ROOT / "CONTRIBUTING.md").read_text("utf-8"))
-    return path, f"# {path}\n{code}"
+def contributing_examples() -> dict[str, str]:
+    """Path → code of each file CONTRIBUTING.md shows: the figure and its oracle."""
+    text = (ROOT / "CONTRIBUTING.md").read_text("utf-8")
+    return {path: f"# {path}\n{code}" for path, code in EXAMPLE.findall(text)}
 
 
 def run(copy: Path, *args: str, timeout: float) -> subprocess.CompletedProcess:
@@ -50,9 +52,11 @@ def run(copy: Path, *args: str, timeout: float) -> subprocess.CompletedProcess:
 def test_a_newcomers_figure_and_page_leave_the_suite_green(tmp_path):
     copy = tmp_path / "posviz"
     shutil.copytree(ROOT, copy, ignore=LEFT_OUT, symlinks=True)
-    path, code = contributing_example()
-    assert not (copy / path).exists(), f"{path} exists already: the example must be new"
-    (copy / path).write_text(code, "utf-8")
+    examples = contributing_examples()
+    assert set(examples) == {"src/posviz/figures/squares.py", "tests/oracles/squares.py"}
+    for path, code in examples.items():
+        assert not (copy / path).exists(), f"{path} exists already: the example must be new"
+        (copy / path).write_text(code, "utf-8")
 
     new_id = max(figure_ids() | {5}) + 1
     commands = [
@@ -90,7 +94,7 @@ def test_a_newcomers_figure_and_page_leave_the_suite_green(tmp_path):
         report[what] = done.stdout
     # The new figures were tested there: their generic checks ran, and the drawing
     # checks were skipped for want of an oracle, saying so by name.
-    assert "Squares (figure 5) has no oracle" in report["unit tests"]
+    assert "Squares (figure 5) has no oracle" not in report["unit tests"]  # it has one
     assert f"SlopeLines (figure {new_id}) has no oracle" in report["unit tests"]
     # Every figure's view, the two new ones with the others.
     assert f"{len(figure_ids()) + 2} passed" in report["figure views"]
