@@ -121,12 +121,16 @@ def test_importing_and_drawing_the_figures_leaves_holoviews_defaults_alone():
 @pytest.mark.parametrize("cls", FIGURES.values())
 def test_every_plot_has_no_toolbar_and_only_the_tools_it_asks_for(cls):
     for plot in cls().plots():
-        assert hv.render(plot).toolbar_location is None
+        assert hv.render(plot).toolbar_location is None, (
+            f"toolbar rule: {cls.__name__}'s plots pass **QUIET (overlays toolbar=None)"
+        )
         elements = plot[()].traverse(
             lambda e: hv.Store.lookup_options("bokeh", e, "plot").kwargs.get("default_tools"),
             [hv.Curve, hv.Scatter, hv.Bars, hv.Image, hv.Labels],
         )
-        assert elements and all(tools == [] for tools in elements)
+        assert elements and all(tools == [] for tools in elements), (
+            f"toolbar rule: {cls.__name__}'s elements pass **QUIET in .opts(...)"
+        )
 
 
 @pytest.mark.parametrize("cls", FIGURES.values())
@@ -139,7 +143,10 @@ def test_every_plot_is_named_and_drawn_on_a_2d_canvas_not_webgl(cls, sliders):
             setattr(scratch, name, asked[name])
     figures = [hv.render(plot) for plot in cls(**asked).plots()]
     assert hv.renderer("bokeh").webgl  # HoloViews' default stays as it is
-    assert all(figure.name.startswith(f"posviz-{cls.figure_id}-") for figure in figures)
+    assert all(figure.name.startswith(f"posviz-{cls.figure_id}-") for figure in figures), (
+        f"naming rule: {cls.__name__}'s plots are named posviz-{cls.figure_id}-<what> "
+        f"with name_plot, not {[figure.name for figure in figures]}"
+    )
     assert [figure.output_backend for figure in figures] == ["canvas"] * len(figures)
 
 
@@ -148,9 +155,12 @@ def test_every_slider_is_documented_and_bounded(cls):
     figure = cls()
     for name in figure.sliders():
         parameter = figure.param[name]
-        assert parameter.doc, f"{cls.__name__}.{name} has no doc"
+        assert parameter.doc, f"slider rule: {cls.__name__}.{name} needs a doc"
         if isinstance(parameter, param.Number):
-            assert None not in parameter.bounds
+            assert None not in parameter.bounds, (
+                f"slider rule: {cls.__name__}.{name} needs bounds (low, high), not "
+                f"{parameter.bounds}"
+            )
 
 
 @pytest.mark.parametrize(
