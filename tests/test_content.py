@@ -34,8 +34,11 @@ def site():
 # --- the real content ----------------------------------------------------------
 
 
-def test_real_content_has_the_four_pages_with_titles_and_kinds(site):
-    assert {slug: (page.title, page.kind) for slug, page in site.pages.items()} == {
+SEED = (BEFORE, AIAYN, PIXELS, QKV)
+
+
+def test_the_seed_pages_have_their_titles_and_kinds(site):
+    assert {slug: (site.pages[slug].title, site.pages[slug].kind) for slug in SEED} == {
         BEFORE: ("Attention Before Transformers — Score, Squash, Multiply", "Read"),
         AIAYN: ("Attention Is All You Need — The Transformer, Block by Block", "Paper"),
         PIXELS: (
@@ -99,10 +102,11 @@ def test_real_pages_have_their_numbered_sections(site, slug, headings):
     ]
 
 
-def test_real_pages_place_their_figures_in_the_right_sections(site):
+def test_the_seed_pages_place_their_figures_in_the_right_sections(site):
     figures = {
         slug: {section.heading: section.figures for section in page.sections if section.figures}
         for slug, page in site.pages.items()
+        if slug in SEED
     }
     assert figures == {
         QKV: {},
@@ -155,7 +159,7 @@ def test_reading_order_follows_prerequisites_through_pages_not_listed(site):
 def test_uses_of_a_figure_are_the_sections_that_show_it(site):
     [use] = site.uses_of(4121)
     assert (use.page.slug, use.section.number) == (PIXELS, 4)
-    assert site.uses_of(1) == []  # no page shows it
+    assert site.uses_of(max(figure_ids()) + 1) == []  # no page shows it
 
 
 # --- ordered(): against brute force --------------------------------------------
@@ -259,6 +263,36 @@ def test_missing_required_field(broken):
     assert [p for p in found if p[0] == f"pages/{QKV}.md"] == [
         (f"pages/{QKV}.md", 1, "missing required field 'tags'")
     ]
+
+
+def test_declared_numbers_are_read_with_where_they_come_from(broken):
+    edit(
+        broken / f"pages/{QKV}.md",
+        "tags: [Self-attention]\n",
+        'tags: [Self-attention]\nnumbers:\n  "1.00": figure-7256?k=8&m=32\n'
+        "  2014: Bahdanau et al. 2014\n",
+    )
+    page = load(broken).pages[QKV]
+    assert page.numbers == (("1.00", "figure-7256?k=8&m=32"), ("2014", "Bahdanau et al. 2014"))
+    assert load(CONTENT).pages[QKV].numbers == ()
+
+
+@pytest.mark.parametrize(
+    "numbers,line,message",
+    [
+        ("numbers: [16]\n", 7, "each entry of 'numbers' is a number the page states"),
+        ('numbers:\n  "16": figure-999999?n=4\n', 8, "numbers: there is no figure 999999"),
+        ('numbers:\n  "4": figure-710\n  "16":\n', 9, "each entry of 'numbers' is a number"),
+    ],
+)
+def test_declared_numbers_that_say_nothing_or_name_no_figure_are_problems(
+    broken, numbers, line, message
+):
+    edit(
+        broken / f"pages/{QKV}.md", "tags: [Self-attention]\n", f"tags: [Self-attention]\n{numbers}"
+    )
+    found = [p for p in problems_of(broken) if p[0] == f"pages/{QKV}.md"]
+    assert [(p[1], p[2][: len(message)]) for p in found] == [(line, message)]
 
 
 def test_missing_topic_field(broken):
@@ -439,7 +473,10 @@ PROBLEM_LINE = re.compile(r"^  (?P<path>\S+\.md):(?P<line>\d+): (?P<message>.+)$
 def test_check_passes_on_the_real_content(capsys):
     assert main(["check", "--content", str(CONTENT)]) == 0
     out, err = capsys.readouterr()
-    assert out.strip() == "posviz: content OK: 4 page(s), 1 topic(s)"
+    site = load(CONTENT)
+    assert (
+        out.strip() == f"posviz: content OK: {len(site.pages)} page(s), {len(site.topics)} topic(s)"
+    )
     assert err == ""
 
 

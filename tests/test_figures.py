@@ -15,15 +15,12 @@ from bokeh.models import GlyphRenderer
 
 import posviz.figures
 from posviz.figures import FIGURES, AttentionCost, ClockHands, Figure, ParameterBudget, QueryReach
+from posviz.figures.base import CAPTION_MIN_CHARS
 from posviz.figures.controls import SnapBack
 from posviz.figures.parameter_budget import PRESETS
 from posviz.maths import budget, cost, encoding, reach
-
-
-def rendered_sources(dynamic_map):
-    """Bokeh data of each glyph renderer of a rendered plot, in drawing order."""
-    model = hv.render(dynamic_map)
-    return [r.data_source.data for r in model.renderers if isinstance(r, GlyphRenderer)]
+from tests.oracles import expected_values, lacks_oracle, oracle_for, rendered_sources
+from tests.oracles.parameter_budget import budget_by_hand
 
 
 def test_registry_holds_every_figure_class_of_the_package_by_its_id():
@@ -38,14 +35,24 @@ def test_registry_holds_every_figure_class_of_the_package_by_its_id():
         for cls in vars(importlib.import_module(module)).values()
         if isinstance(cls, type) and issubclass(cls, Figure) and cls.__module__ == module
     ]
-    assert len(defined) == len(modules)  # one figure per file
+    assert len(defined) == len(modules), "one figure class per module of posviz.figures"
     assert FIGURES == {cls.figure_id: cls for cls in defined}
     assert list(FIGURES) == sorted(FIGURES)
     for figure_id, cls in FIGURES.items():
         assert cls.figure_id == figure_id
         assert issubclass(cls, param.Parameterized)
-        assert cls.title and len(cls.caption) > 80
+        assert cls.title, f"{cls.__name__} has no title"
         assert getattr(posviz.figures, cls.__name__) is cls  # from posviz.figures import X
+
+
+@pytest.mark.parametrize("cls", FIGURES.values(), ids=lambda cls: cls.__name__)
+def test_every_caption_follows_the_caption_rule(cls):
+    caption = " ".join(cls.caption.split())
+    assert len(caption) >= CAPTION_MIN_CHARS, (
+        f"caption rule: a caption says what to do and what to notice, in at least "
+        f"{CAPTION_MIN_CHARS} characters; {cls.__name__}.caption has {len(caption)} "
+        "(CONTRIBUTING.md, 'Rules a figure follows')"
+    )
 
 
 def test_ids_read_from_the_source_match_the_classes():
@@ -114,12 +121,16 @@ def test_importing_and_drawing_the_figures_leaves_holoviews_defaults_alone():
 @pytest.mark.parametrize("cls", FIGURES.values())
 def test_every_plot_has_no_toolbar_and_only_the_tools_it_asks_for(cls):
     for plot in cls().plots():
-        assert hv.render(plot).toolbar_location is None
+        assert hv.render(plot).toolbar_location is None, (
+            f"toolbar rule: {cls.__name__}'s plots pass **QUIET (overlays toolbar=None)"
+        )
         elements = plot[()].traverse(
             lambda e: hv.Store.lookup_options("bokeh", e, "plot").kwargs.get("default_tools"),
             [hv.Curve, hv.Scatter, hv.Bars, hv.Image, hv.Labels],
         )
-        assert elements and all(tools == [] for tools in elements)
+        assert elements and all(tools == [] for tools in elements), (
+            f"toolbar rule: {cls.__name__}'s elements pass **QUIET in .opts(...)"
+        )
 
 
 @pytest.mark.parametrize("cls", FIGURES.values())
@@ -132,7 +143,10 @@ def test_every_plot_is_named_and_drawn_on_a_2d_canvas_not_webgl(cls, sliders):
             setattr(scratch, name, asked[name])
     figures = [hv.render(plot) for plot in cls(**asked).plots()]
     assert hv.renderer("bokeh").webgl  # HoloViews' default stays as it is
-    assert all(figure.name.startswith(f"posviz-{cls.figure_id}-") for figure in figures)
+    assert all(figure.name.startswith(f"posviz-{cls.figure_id}-") for figure in figures), (
+        f"naming rule: {cls.__name__}'s plots are named posviz-{cls.figure_id}-<what> "
+        f"with name_plot, not {[figure.name for figure in figures]}"
+    )
     assert [figure.output_backend for figure in figures] == ["canvas"] * len(figures)
 
 
@@ -141,9 +155,12 @@ def test_every_slider_is_documented_and_bounded(cls):
     figure = cls()
     for name in figure.sliders():
         parameter = figure.param[name]
-        assert parameter.doc, f"{cls.__name__}.{name} has no doc"
+        assert parameter.doc, f"slider rule: {cls.__name__}.{name} needs a doc"
         if isinstance(parameter, param.Number):
-            assert None not in parameter.bounds
+            assert None not in parameter.bounds, (
+                f"slider rule: {cls.__name__}.{name} needs bounds (low, high), not "
+                f"{parameter.bounds}"
+            )
 
 
 @pytest.mark.parametrize(
@@ -330,13 +347,6 @@ def slider_values(figure) -> dict:
     return {name: getattr(figure, name) for name in figure.sliders()}
 
 
-def spans(dynamic_map) -> list[float]:
-    """Locations of the vertical lines (hv.VLine) of a rendered plot."""
-    from bokeh.models import Span
-
-    return [span.location for span in hv.render(dynamic_map).select(Span)]
-
-
 def other_value(figure, name):
     """A value the figure accepts for ``name``, other than its default, well away from it."""
     parameter = figure.param[name]
@@ -357,114 +367,6 @@ def other_value(figure, name):
                 continue
             return value
     raise AssertionError(f"no other value found for {type(figure).__name__}.{name}")
-
-
-def expected_values(cls, asked: dict) -> dict:
-    """Every slider's value once ``cls(**asked)`` is built, by the documented rules."""
-    values = {name: cls.param[name].default for name in cls().sliders()} | asked
-    if cls is ParameterBudget:
-        # Sizes given win; the rest come from the preset named, else the defaults; the
-        # preset is then the one the sizes match, or custom.
-        sizes = ("d_model", "d_ff", "n_layers", "vocab_size")
-        chosen = PRESETS.get(asked.get("preset"), PRESETS["base"])
-        for name in sizes:
-            values[name] = asked.get(name, chosen[name])
-        now = {name: values[name] for name in sizes}
-        values["preset"] = next((n for n, s in PRESETS.items() if s == now), "custom")
-    return values
-
-
-def budget_by_hand(d, f, n, v) -> dict:
-    """Figure 96's totals from the paper's rules, written out independently of maths."""
-    attention, feed_forward, norm = 4 * (d * d + d), 2 * d * f + f + d, 2 * d
-    return {
-        "embedding": v * d,
-        "attention": 3 * n * attention,
-        "feed-forward": 2 * n * feed_forward,
-        "layer norm": 5 * n * norm,
-        "total": v * d + n * (3 * attention + 2 * feed_forward + 5 * norm),
-    }
-
-
-def drawn_and_expected(figure, values: dict):
-    """(what the figure draws, what the maths says for ``values``) as flat dicts."""
-    drawn, expected = {}, {}
-    if isinstance(figure, ParameterBudget):
-        bars = rendered_sources(figure.plots()[0])[0]
-        drawn = dict(zip(bars["role"], bars["millions"], strict=True))
-        drawn["total"] = figure.total() / 1e6
-        sizes = [values[n] for n in ("d_model", "d_ff", "n_layers", "vocab_size")]
-        by_hand = budget_by_hand(*sizes)
-        counts = budget.parameter_counts(*sizes)
-        expected = {role: count / 1e6 for role, count in counts.items()}
-        expected["total"] = by_hand["total"] / 1e6
-        # The maths module and the hand count agree, role group by role group.
-        assert counts["embedding"] == by_hand["embedding"]
-        assert sum(v for r, v in counts.items() if "attention" in r) == by_hand["attention"]
-        assert sum(v for r, v in counts.items() if "feed-forward" in r) == by_hand["feed-forward"]
-    elif isinstance(figure, ClockHands):
-        pos, d = values["pos"], values["d_model"]
-        omegas = 10000.0 ** (-2.0 * np.arange(d // 2) / d)
-        hands = encoding.hand_indices(d)
-        curves = rendered_sources(figure.plots()[0])
-        for n, i in enumerate(hands):
-            drawn[f"hand {i}"] = curves[n]["value"]
-            expected[f"hand {i}"] = np.sin(curves[n]["position"] * omegas[i])
-        drawn["marks at"], expected["marks at"] = curves[-1]["position"], np.full(len(hands), pos)
-        drawn["marks"] = curves[-1]["value"]
-        expected["marks"] = np.sin(pos * omegas[hands])
-        drawn["pos line"], expected["pos line"] = spans(figure.plots()[0]), [pos]
-        rows, closed = rendered_sources(figure.plots()[1])
-        ks = rows["offset k"]
-        # PE(p)·PE(p+k) = Σ sin(pω)sin((p+k)ω) + cos(pω)cos((p+k)ω) = Σ cos(kω).
-        by_rows = (
-            np.sin(pos * omegas) * np.sin(np.outer(pos + ks, omegas))
-            + np.cos(pos * omegas) * np.cos(np.outer(pos + ks, omegas))
-        ).sum(axis=1)
-        drawn["from rows"], expected["from rows"] = rows["PE(pos)·PE(pos+k)"], by_rows
-        drawn["closed"] = closed["PE(pos)·PE(pos+k)"]
-        expected["closed"] = np.cos(np.outer(ks, omegas)).sum(axis=1)
-    elif isinstance(figure, AttentionCost):
-        k, m = values["k"], values["m"]
-        for source, scheme in zip(rendered_sources(figure.plots()[0]), cost.SCHEMES, strict=True):
-            sides = np.asarray(source["image side S (pixels)"])
-            drawn[scheme] = source["log10 entries per layer"]
-            expected[scheme] = np.log10(
-                {
-                    "global": sides**4,
-                    "window": sides**2 * np.minimum(k, sides) ** 2,
-                    "axial": 2 * sides**2 * np.minimum(m, sides),
-                }[scheme]
-            )
-        # The dotted line at S = k, the dashed one at S = m (where window and span stop clipping).
-        drawn["lines"], expected["lines"] = sorted(spans(figure.plots()[0])), sorted([k, m])
-        drawn["ratio"], expected["ratio"] = f"= **{k * k / (2 * m):.2f}**", None
-        assert drawn["ratio"] in figure.readout()
-        del drawn["ratio"], expected["ratio"]
-    elif isinstance(figure, QueryReach):
-        geometry = reach.Geometry(
-            **{name: values[name] for name in reach.Geometry.__dataclass_fields__ if name in values}
-        )
-        where = (values["row"], values["col"])
-        for layers, plot in zip((1, 2), figure.plots(), strict=True):
-            grid = reach.reach(values["side"], *where, values["scheme"], layers, geometry)
-            grid = grid.astype(float)
-            grid[where] = 2
-            drawn[f"{layers} layers"] = rendered_sources(plot)[0]["image"][0]
-            expected[f"{layers} layers"] = grid
-        # Geometry sliders show under some schemes only: check the reach under each.
-        asked_scheme = figure.scheme
-        for scheme in reach.SCHEMES:
-            figure.scheme = scheme
-            for layers in (1, 2):
-                drawn[f"scheme {scheme}, {layers}"] = figure.reached(layers)
-                expected[f"scheme {scheme}, {layers}"] = reach.reach(
-                    values["side"], *where, scheme, layers, geometry
-                )
-        figure.scheme = asked_scheme
-    else:
-        raise AssertionError(f"add {type(figure).__name__} to drawn_and_expected")
-    return drawn, expected
 
 
 def assert_same(drawn: dict, expected: dict):
@@ -498,13 +400,18 @@ def one_at_a_time():
 def test_each_slider_at_another_value_is_kept_and_drawn(cls, name):
     value = other_value(cls(), name)
     figure = cls(**{name: value})
+    assert getattr(figure, name) == value
+    for plot in figure.plots():
+        hv.render(plot)  # every figure: the value is kept and the plots draw
+    oracle = oracle_for(cls)
+    if oracle is None:
+        pytest.skip(lacks_oracle(cls))
     values = expected_values(cls, {name: value})
     assert slider_values(figure) == values
-    assert getattr(figure, name) == value
-    drawn, expected = drawn_and_expected(figure, values)
+    drawn, expected = oracle.drawn_and_expected(figure, values)
     assert_same(drawn, expected)
     # The slider changes what is drawn, so the check above could have failed.
-    _, at_defaults = drawn_and_expected(cls(), expected_values(cls, {}))
+    _, at_defaults = oracle.drawn_and_expected(cls(), expected_values(cls, {}))
     assert differs(expected, at_defaults), f"{name} = {value} draws what the defaults draw"
 
 
@@ -517,10 +424,15 @@ def test_every_slider_at_another_value_at_once_is_kept_and_drawn(cls):
         asked[name] = other_value(scratch, name)
         setattr(scratch, name, asked[name])
     figure = cls(**asked)
+    for plot in figure.plots():
+        hv.render(plot)
+    oracle = oracle_for(cls)
+    if oracle is None:
+        pytest.skip(lacks_oracle(cls))
     values = expected_values(cls, asked)
     assert slider_values(figure) == values
     assert all(getattr(figure, n) == v for n, v in asked.items() if n != "preset")
-    drawn, expected = drawn_and_expected(figure, values)
+    drawn, expected = oracle.drawn_and_expected(figure, values)
     assert_same(drawn, expected)
 
 
@@ -733,7 +645,18 @@ def drawn_state(figures):
     return state
 
 
-@pytest.mark.parametrize("figure_id", sorted(STEPS))
+def steps_of(figure) -> list[tuple[str, object]]:
+    """The steps above for the seed's figures; for any other, each slider away and back."""
+    if figure.figure_id in STEPS:
+        return STEPS[figure.figure_id]
+    return [
+        step
+        for name in figure.sliders()
+        for step in ((name, other_value(figure, name)), (name, figure.param[name].default))
+    ]
+
+
+@pytest.mark.parametrize("figure_id", list(FIGURES))
 def test_a_live_view_stepped_by_its_sliders_draws_what_a_fresh_render_draws(figure_id):
     """In-place updates (data-only steps) leave the page as a full redraw would."""
     import panel as pn
@@ -747,7 +670,7 @@ def test_a_live_view_stepped_by_its_sliders_draws_what_a_fresh_render_draws(figu
     def named(figs):
         return [f for f in figs if (f.name or "").startswith("posviz-")]
 
-    for name, value in STEPS[figure_id]:
+    for name, value in steps_of(figure):
         setattr(figure, name, value)
         live = drawn_state(named(doc.select({"type": Plot})))
         fresh = drawn_state(named(hv.render(plot) for plot in figure.plots()))

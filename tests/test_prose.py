@@ -852,6 +852,45 @@ FORMULA = {
 }
 
 
+def declared() -> dict[str, dict[str, str]]:
+    """Numbers the content declares with where they come from: a page's ``numbers:``
+    (a figure view that shows it, checked below, or a named source)."""
+    site = content.load(CONTENT)
+    return {slug: dict(page.numbers) for slug, page in site.pages.items() if page.numbers}
+
+
+def shown_by(view: str) -> set[str]:
+    """The numbers a figure view (``figure-5?n=4``) states: readout, description, table."""
+    from urllib.parse import parse_qsl
+
+    from posviz.compose.links import parse
+
+    figure_id, query = content.FIGURE_VIEW.fullmatch(view).groups()
+    cls = FIGURES[int(figure_id)]
+    settings = dict(parse_qsl(query or "", keep_blank_values=True))
+    figure = cls(**{name: parse(raw, cls.param[name]) for name, raw in settings.items()})
+    _, _, rows = figure.table()
+    text = " ".join([figure.readout(), figure.describe(), *map(str, rows)])
+    return {f"{int(n):,}" if n.isdigit() and len(n) > 3 else n for n in tokens(text)} | tokens(text)
+
+
+def test_numbers_a_page_takes_from_a_figure_are_what_the_figure_shows():
+    for slug, numbers in declared().items():
+        for number, origin in numbers.items():
+            if content.FIGURE_VIEW.fullmatch(origin):
+                assert number in shown_by(origin), (
+                    f"{slug}: {number} is declared from {origin}, which shows "
+                    f"{sorted(shown_by(origin))}"
+                )
+                checked(slug, number)
+
+
+def test_a_number_declared_from_a_figure_must_be_what_it_shows():
+    assert "1.00" in shown_by("figure-7256?k=8&m=32")  # the ratio k²/2m where they tie
+    assert "2.00" not in shown_by("figure-7256?k=8&m=32")
+    assert "2.00" in shown_by("figure-7256?k=8&m=16")
+
+
 def sources() -> dict[str, str]:
     site = content.load(CONTENT)
     found = {slug: page_text(slug) for slug in site.pages}
@@ -874,14 +913,17 @@ def all_checks_ran():
 
 def test_every_number_is_accounted_for(all_checks_ran):
     unexplained = {}
+    in_content = declared()
     for source, text in sources().items():
         known = CHECKED.get(source, set()) | set(CITED.get(source, {})) | FORMULA.get(source, set())
+        known |= set(in_content.get(source, {}))
         missing = tokens(text) - known
         if missing:
             unexplained[source] = sorted(missing)
     assert unexplained == {}, (
         "numbers in the prose that no test checks and no paper is cited for "
-        "(add a check in tests/test_prose.py or a source in CITED)"
+        "(declare it in the page's front matter, numbers: {number: figure view or source}, "
+        "or add a check in tests/test_prose.py or a source in CITED)"
     )
 
 
@@ -892,3 +934,6 @@ def test_no_stale_entries():
         assert set(numbers_cited) <= tokens(texts[source]), source
     for source, numbers_formula in FORMULA.items():
         assert numbers_formula <= tokens(texts[source]), source
+    for source, numbers_declared in declared().items():
+        stale = set(numbers_declared) - tokens(texts[source])
+        assert not stale, f"{source}: numbers: declares {sorted(stale)}, which the text lacks"

@@ -1,4 +1,4 @@
-"""`posviz serve | check | build | pyodide`: the maintainers' commands."""
+"""`posviz serve | check | build | pyodide | new`: the maintainers' commands."""
 
 import argparse
 import os
@@ -125,6 +125,24 @@ def cmd_pyodide(args) -> int:
     return 0
 
 
+def cmd_new(args) -> int:
+    """Write a new figure module or page from its template (posviz.scaffold)."""
+    from posviz import scaffold
+
+    try:
+        if args.what == "figure":
+            path = scaffold.new_figure(args.name, args.id, args.title)
+            hint = f"posviz new: wrote {path} (figure {args.id}); see /figure-{args.id}"
+        else:
+            path = scaffold.new_page(args.slug, args.title, args.content)
+            hint = f"posviz new: wrote {path}; see /page-{args.slug}"
+    except scaffold.ScaffoldError as error:
+        print(f"posviz new: refused: {error}", file=sys.stderr)
+        return 1
+    print(hint)
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     """The command line of `posviz`."""
     top = argparse.ArgumentParser(prog="posviz", description=__doc__)
@@ -156,6 +174,18 @@ def parser() -> argparse.ArgumentParser:
         "--cdn", action="store_true", help="small variant that loads the runtime from public CDNs"
     )
     build.set_defaults(run=cmd_build)
+
+    new = commands.add_parser("new", help="write a new figure module or page from a template")
+    kinds = new.add_subparsers(dest="what", required=True)
+    figure = kinds.add_parser("figure", help="src/posviz/figures/<name>.py")
+    figure.add_argument("name", metavar="NAME", help="class name, like ClockHands")
+    figure.add_argument("--id", type=int, required=True, help="figure id, unused so far")
+    figure.add_argument("--title", default=None, help="title (default: from NAME)")
+    page = kinds.add_parser("page", help="content/pages/<slug>.md")
+    page.add_argument("slug", metavar="SLUG", help="lower-case words with hyphens")
+    page.add_argument("--title", required=True)
+    page.add_argument("--content", type=Path, default=None, help="content folder")
+    new.set_defaults(run=cmd_new)
 
     pyodide = commands.add_parser("pyodide", help="assemble the verified Pyodide distribution")
     pyodide.set_defaults(run=cmd_pyodide)

@@ -54,6 +54,10 @@ SECTION = re.compile(r"^##\s+(?:([0-9]{1,6})\.\s+)?(.*\S)\s*$")
 FIGURE = re.compile(r"^:::\s*figure\s+(\S+)\s*$")
 FIGURE_ID = re.compile(r"[0-9]{1,9}")
 SCHEME = re.compile(r"([a-zA-Z][a-zA-Z0-9+.-]*):")
+# A number a page states may be declared with where it comes from (``numbers:``): the
+# figure view that shows it, ``figure-5?n=4`` (tests/test_prose.py checks that it
+# does), or a named source, quoted as it is.
+FIGURE_VIEW = re.compile(r"figure-([0-9]{1,9})(?:\?(\S*))?")
 
 
 @dataclass(frozen=True)
@@ -114,6 +118,8 @@ class Page:
     summary: str
     sections: tuple[Section, ...]
     path: Path = field(compare=False)
+    # (number as the page writes it, where it comes from), from the front matter.
+    numbers: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     @property
     def figures(self) -> tuple[int, ...]:
@@ -619,7 +625,40 @@ def _page(source: _Source, figure_ids, problems) -> Page | None:
         str(meta["summary"]),
         sections,
         source.path,
+        _numbers(source, figure_ids, problems),
     )
+
+
+def _numbers(source: _Source, figure_ids, problems) -> tuple[tuple[str, str], ...]:
+    """The optional ``numbers:`` mapping: each number the page states → where it comes from."""
+    if "numbers" not in source.meta:
+        return ()
+    value, line = source.meta["numbers"], source.key_lines["numbers"]
+    shape = (
+        "each entry of 'numbers' is a number the page states and where it comes from: "
+        "a figure view that shows it, like '16': figure-5?n=4, or a named source"
+    )
+    if not isinstance(value, dict) or not value:
+        problems.append(Problem(source.path, line, shape))
+        return ()
+    nodes = getattr(source.value_nodes.get("numbers"), "value", [])
+    found = []
+    for n, (number, origin) in enumerate(value.items()):
+        at = nodes[n][0].start_mark.line + 2 if n < len(nodes) else line
+        if (
+            isinstance(number, bool)
+            or not isinstance(number, (str, int, float))
+            or not isinstance(origin, str)
+            or not origin.strip()
+        ):
+            problems.append(Problem(source.path, at, shape))
+            continue
+        view = FIGURE_VIEW.fullmatch(origin.strip())
+        if view and int(view[1]) not in figure_ids:
+            problems.append(Problem(source.path, at, f"numbers: there is no figure {view[1]}"))
+            continue
+        found.append((str(number), origin.strip()))
+    return tuple(found)
 
 
 def _topic(source: _Source, problems) -> Topic | None:

@@ -332,7 +332,7 @@ def rewrite_page(html: str, name: str, cdn: bool) -> str:
 
 
 def posviz_wheel(dest: Path) -> Path:
-    """Posviz itself with its content, for the browser (the build code stays home)."""
+    """Posviz itself with its content, for the browser (the build code and templates stay home)."""
     package = Path(__file__).resolve().parent.parent
     files = {}
     for path in sorted(package.rglob("*")):
@@ -340,7 +340,7 @@ def posviz_wheel(dest: Path) -> Path:
         if (
             path.is_file()
             and "__pycache__" not in relative.parts
-            and relative.parts[0] != "build"
+            and relative.parts[0] not in ("build", "templates")
             and path.suffix != ".pyc"
         ):
             files[f"posviz/{relative.as_posix()}"] = path.read_bytes()

@@ -34,6 +34,10 @@ IMAGE_DATATYPES = ["grid", "image", "dictionary"]
 # replaces, where option objects applied per update cost ~1.5 ms a plot.
 QUIET = {"default_tools": [], "toolbar": None}
 
+# A caption says what to do and what to notice: a short label is not enough.
+# tests/test_figures.py holds every figure's caption to it (CONTRIBUTING states it).
+CAPTION_MIN_CHARS = 80
+
 PALETTE = ("#1f5fa8", "#e07b1a", "#2a9d5c", "#b8336a", "#6b4fa0", "#7a7a7a")
 INK = "#1d2433"
 

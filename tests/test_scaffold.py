@@ -1,0 +1,152 @@
+"""`posviz new figure | page`: written from the template files, valid as written, and
+refused in one line for an id, slug, class name or file that exists already."""
+
+import importlib.util
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from posviz import content, scaffold
+from posviz.cli import main
+from posviz.figures import FIGURES, figure_ids
+from posviz.figures.base import CAPTION_MIN_CHARS, Figure
+
+CONTENT = Path(__file__).resolve().parents[1] / "content"
+FREE_ID = max(figure_ids()) + 1
+
+
+@pytest.fixture
+def site_copy(tmp_path):
+    root = tmp_path / "content"
+    shutil.copytree(CONTENT, root)
+    return root
+
+
+def refused(capsys, *argv) -> str:
+    """Run ``posviz new ...``; it must exit 1 with one line on stderr and nothing on stdout."""
+    assert main(["new", *argv]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1, err
+    assert err.startswith("posviz new: refused: ")
+    return err
+
+
+# --- pages ---------------------------------------------------------------------------
+
+
+def test_a_new_page_is_valid_and_carries_its_slug_and_title(site_copy, capsys):
+    assert (
+        main(
+            ["new", "page", "clocks-on-a-grid", "--title", "Clocks: on a grid"]
+            + ["--content", str(site_copy)]
+        )
+        == 0
+    )
+    path = site_copy / "pages" / "clocks-on-a-grid.md"
+    assert f"wrote {path}" in capsys.readouterr().out
+    page = content.load(site_copy).pages["clocks-on-a-grid"]
+    assert (page.title, page.kind, page.path) == ("Clocks: on a grid", "Read", path)
+    assert page.sections and page.summary
+    assert main(["check", "--content", str(site_copy)]) == 0
+
+
+def test_a_new_page_refuses_an_existing_file(site_copy, capsys):
+    before = (site_copy / "pages" / "query-key-value.md").read_bytes()
+    err = refused(capsys, "page", "query-key-value", "--title", "X", "--content", str(site_copy))
+    assert "query-key-value.md exists already" in err
+    assert (site_copy / "pages" / "query-key-value.md").read_bytes() == before
+
+
+def test_a_new_page_refuses_a_slug_another_file_holds(site_copy, capsys):
+    pages = site_copy / "pages"
+    (pages / "query-key-value.md").rename(pages / "qkv.md")  # the slug stays query-key-value
+    err = refused(capsys, "page", "query-key-value", "--title", "X", "--content", str(site_copy))
+    assert "slug query-key-value is taken by" in err and "qkv.md" in err
+    assert not (pages / "query-key-value.md").exists()
+
+
+@pytest.mark.parametrize("slug", ["Clocks", "two--hyphens", "under_score", "x-"])
+def test_a_new_page_refuses_a_word_that_is_not_a_slug(site_copy, capsys, slug):
+    assert "is not a slug" in refused(
+        capsys, "page", slug, "--title", "X", "--content", str(site_copy)
+    )
+
+
+@pytest.mark.parametrize(
+    "title", ['He said "hi": #1 & more', "[not a list]", "yes", "  spaced   out "]
+)
+def test_any_title_is_written_as_text_and_read_back_as_written(site_copy, title):
+    path = scaffold.new_page("odd-title", title, site_copy)
+    assert content.load(site_copy).pages["odd-title"].title == " ".join(title.split())
+    assert path.is_file()
+
+
+# --- figures -------------------------------------------------------------------------
+
+
+def load_module(path: Path):
+    spec = importlib.util.spec_from_file_location(f"posviz_new_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_new_figure_module_is_the_template_with_its_name_id_and_title(tmp_path):
+    path = scaffold.new_figure("SlopeLines", FREE_ID, folder=tmp_path)
+    assert path == tmp_path / "slope_lines.py"
+    text = path.read_text("utf-8")
+    assert text.startswith(f'"""Figure {FREE_ID} — Slope lines."""\n')
+    assert "NewFigure" not in text and "posviz new figure" not in text
+    cls = load_module(path).SlopeLines
+    assert issubclass(cls, Figure)
+    assert (cls.figure_id, cls.title) == (FREE_ID, "Slope lines")
+    assert len(cls.caption) >= CAPTION_MIN_CHARS
+    figure = cls()
+    assert figure.plots() and figure.readout() and figure.sliders()
+
+
+def test_a_new_figure_module_passes_lint_as_written(tmp_path):
+    path = scaffold.new_figure(
+        "SlopeLines", FREE_ID, title="Lines through the origin", folder=tmp_path
+    )
+    ruff = [sys.executable, "-m", "ruff"]
+    root = Path(__file__).resolve().parents[1]
+    for command in (["check", str(path)], ["format", "--check", str(path)]):
+        result = subprocess.run(ruff + command, capture_output=True, text=True, cwd=root)
+        assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_new_figure_refuses_an_id_that_is_taken(tmp_path, capsys):
+    taken = next(iter(FIGURES))
+    err = refused(capsys, "figure", "SlopeLines", "--id", str(taken))
+    assert f"figure id {taken} is taken" in err
+    with pytest.raises(scaffold.ScaffoldError, match=f"figure id {taken} is taken"):
+        scaffold.new_figure("SlopeLines", taken, folder=tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_new_figure_refuses_an_existing_file(tmp_path):
+    (tmp_path / "slope_lines.py").write_text("# someone's draft\n", "utf-8")
+    with pytest.raises(scaffold.ScaffoldError, match="slope_lines.py exists already"):
+        scaffold.new_figure("SlopeLines", FREE_ID, folder=tmp_path)
+    assert (tmp_path / "slope_lines.py").read_text("utf-8") == "# someone's draft\n"
+
+
+def test_a_new_figure_refuses_a_class_name_another_module_defines(tmp_path):
+    (tmp_path / "lines.py").write_text("class SlopeLines:\n    pass\n", "utf-8")
+    with pytest.raises(scaffold.ScaffoldError, match="a class SlopeLines exists already in"):
+        scaffold.new_figure("SlopeLines", FREE_ID, folder=tmp_path)
+
+
+def test_a_new_figure_refuses_the_real_figures_file_and_class(capsys):
+    cls = next(iter(FIGURES.values()))
+    assert "exists already" in refused(capsys, "figure", cls.__name__, "--id", str(FREE_ID))
+
+
+@pytest.mark.parametrize("name,why", [("slope", "is not a class name"), ("Base", "is taken by")])
+def test_a_new_figure_refuses_a_bad_name(tmp_path, name, why):
+    with pytest.raises(scaffold.ScaffoldError, match=why):
+        scaffold.new_figure(name, FREE_ID, folder=tmp_path)
