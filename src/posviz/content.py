@@ -202,6 +202,11 @@ class Library:
             if figure_id in section.figures
         ]
 
+    def home_of(self, figure_id: int) -> FigureUse | None:
+        """The first page section that shows the figure; None if no page does."""
+        uses = self.uses_of(figure_id)
+        return uses[0] if uses else None
+
 
 def group_uses(uses: list[FigureUse]) -> list[tuple[int, list[FigureUse]]]:
     """``uses`` grouped by figure: (figure id, its uses), in order of first use."""
