@@ -38,19 +38,15 @@ def test_mkdocs_build_writes_a_lazy_titled_iframe_with_the_deep_link(tmp_path):
     assert (out / "_posviz" / "figure-710.html").read_text() == "<p>figure</p>"
 
 
-@pytest.mark.parametrize(
-    "line, message",
-    [
-        ("::: posviz-figure 710 pos=500", "pos=500: must be at most 100, not 500."),
-        ("::: posviz-figure 710 speed=3", "figure 710 has no slider 'speed'"),
-    ],
-)
-def test_a_bad_line_fails_mkdocs_build_naming_file_and_line(tmp_path, line, message):
+def test_a_bad_line_fails_mkdocs_build_naming_file_and_line(tmp_path):
+    # Every message is checked on expand() below; this is the real build failing on one.
+    line = "::: posviz-figure 710 pos=500"
     site = fake_site(tmp_path / "site")
     page = f"---\ntitle: T\n---\n# T\n\nText.\n\n{line}\n"  # line 8, under front matter
     code, printed = build_docs(tmp_path, site, {"index.md": page, "more/second.md": "# S\n"})
     assert code != 0
-    assert f"docs/index.md:8: posviz-figure 710: {message}" in printed, printed
+    message = "docs/index.md:8: posviz-figure 710: pos=500: must be at most 100, not 500."
+    assert message in printed, printed
     assert not (tmp_path / "out" / "index.html").exists()
     assert (tmp_path / "docs" / "index.md").read_text("utf-8") == page  # source untouched
 
