@@ -13,7 +13,8 @@ the docs stay self-contained and work offline. Set ``posviz_site`` to a
 prebuilt site (from ``posviz build``), or leave it unset and the extension
 runs the build once per docs build. Each figure page posts its content
 height to the embedding page, and a small script sizes the iframe to it
-after checking that the message comes from that iframe and the site's origin.
+after checking that the message comes from that iframe and the site's origin
+(``posviz/embed.js``, shared with ``posviz.mkdocs``).
 
 Each iframe's address is made relative to the page it lands on when that
 page is written, by the builder's own ``get_target_uri`` (``html``, ``dirhtml``
@@ -27,77 +28,16 @@ Panel) are imported only inside functions.
 import html
 import shutil
 from pathlib import Path
-from urllib.parse import urlencode
 
-SITE_DIR = "_posviz"
-SCRIPT = "posviz-embed.js"
-DEFAULT_HEIGHT = 560
-MAX_HEIGHT = 20000  # px; the embed script never grows an iframe past it either
-
-# Sizes each posviz iframe to the height its page reports. Only messages from
-# that iframe's own window, and from the origin its src points at, are heard.
-EMBED_JS = """\
-// posviz.sphinx: size each embedded figure to the content height it reports.
-(function () {
-  window.addEventListener("message", function (event) {
-    var data = event.data;
-    if (!data || data.posviz !== "height" || !Number.isFinite(data.height)) return;
-    var frames = document.querySelectorAll("iframe[data-posviz-embed]");
-    for (var i = 0; i < frames.length; i++) {
-      var frame = frames[i];
-      if (frame.contentWindow !== event.source) continue;
-      if (new URL(frame.src, window.location.href).origin !== event.origin) return;
-      var least = parseInt(frame.dataset.posvizMinHeight || "0", 10);
-      var height = Math.max(least, Math.min(Math.ceil(data.height), MAX_HEIGHT));
-      frame.style.height = height + "px";
-      frame.dataset.posvizHeight = String(height);
-      return;
-    }
-  });
-})();
-""".replace("MAX_HEIGHT", str(MAX_HEIGHT))
-
-
-def figure_query(figure_id: int, options: dict[str, str]) -> str:
-    """The query string for ``options`` on figure ``figure_id``, or ValueError saying why."""
-    from posviz.compose.links import parse
-    from posviz.figures import FIGURES
-
-    if figure_id not in FIGURES:
-        known = ", ".join(str(i) for i in FIGURES)
-        raise ValueError(f"there is no figure {figure_id}; the figures are {known}")
-    figure = FIGURES[figure_id]()
-    values = {}
-    for name, raw in options.items():
-        if name not in figure.sliders():
-            raise ValueError(
-                f"figure {figure_id} has no slider '{name}'; its sliders are "
-                + ", ".join(figure.sliders())
-            )
-        try:
-            setattr(figure, name, parse(raw.strip(), figure.param[name]))
-        except ValueError as why:
-            reason = str(why).split("' ", 1)[-1]
-            raise ValueError(f":{name}: {raw.strip()}: {reason}") from None
-        values[name] = raw.strip()
-    return urlencode(values)
-
-
-def embed_html(src: str, title: str, height: int, caption: str | None) -> str:
-    """The figure element the directive writes."""
-    src_attr = html.escape(src)
-    parts = [
-        '<figure class="posviz-embed">',
-        f'<iframe src="{src_attr}" title="{html.escape(title)}" loading="lazy" '
-        f'data-posviz-embed="" data-posviz-min-height="{height}" '
-        f'style="width:100%;height:{height}px;border:0;display:block"></iframe>',
-        "<figcaption>",
-        f"{html.escape(caption)} " if caption else "",
-        f'<a href="{src_attr}">Open this figure on its own page</a>',
-        "</figcaption></figure>",
-    ]
-    return "".join(parts)
-
+from posviz.embed import (
+    DEFAULT_HEIGHT,
+    MAX_HEIGHT,
+    SCRIPT,
+    SITE_DIR,
+    embed_html,
+    embed_script,
+    figure_query,
+)
 
 class _AnyOption(dict):
     """Every option name is accepted here; each value is checked in the directive's run.
@@ -259,7 +199,7 @@ def _copy_site(app, exception) -> None:
     shutil.copytree(_site(app), target, dirs_exist_ok=True)
     static = Path(app.outdir) / "_static"
     static.mkdir(exist_ok=True)
-    (static / SCRIPT).write_text(EMBED_JS, "utf-8")
+    (static / SCRIPT).write_text(embed_script(), "utf-8")
 
 
 def setup(app):
