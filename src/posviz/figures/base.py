@@ -157,6 +157,8 @@ class Figure(pn.viewable.Viewer):
 
     # The figure's frame: slider values → what they change on screen (``posviz.frames``).
     frame_of: ClassVar = None
+    # Sliders whose value follows from the others (a preset named by its sizes).
+    implied: ClassVar[tuple] = ()
 
     def __init__(self, **params):
         super().__init__(**params)

@@ -78,6 +78,7 @@ class ParameterBudget(Figure):
     )
 
     frame_of = staticmethod(frames.frame)
+    implied = ("preset",)  # the sizes name it
 
     def __init__(self, **params):
         # Explicit sizes win over the preset's (a notebook asking for d_model=1024 gets
