@@ -435,8 +435,11 @@ def write_worker(
 
 
 def add_frames(out: Path, found: list[Route]) -> dict:
-    """Tier 1: each figure's precomputed frames, and in each page that shows figures the
-    script that applies them (``frames.py``, ``frames.js``)."""
+    """Tier 1: each figure's precomputed frames, and the script that applies them.
+
+    Every page that shows figures gets the script and its settings (``frames.py``,
+    ``frames.js``); the frames' files are listed in site.json.
+    """
     listed = frames.write_frames(out, {fid for route in found for fid in route.figures})
     script = resources.files("posviz.build").joinpath("frames.js").read_bytes()
     (out / "posviz-frames.js").write_bytes(script)

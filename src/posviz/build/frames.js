@@ -64,7 +64,7 @@
   // The pre-rendered models of one figure: widgets, named plots and text panes.
   function findModels(doc, index) {
     const root = doc.get_model_by_name(`figure-${index.figure}`);
-    if (!root) return null;
+    if (!root) throw new Error(`figure ${index.figure} is not on the page`);
     const models = [...subtree(root)];
     const found = {widgets: {}, text: {}, named: {}, plots: [], toggle: null};
     for (const model of models) {
@@ -92,7 +92,7 @@
         const everywhere = [...doc.all_models].filter(isWidget(slider));
         if (everywhere.length === 1) widget = everywhere[0];
       }
-      if (!widget) return null;
+      if (!widget) throw new Error(`figure ${index.figure}: no widget for ${slider.name} on the page`);
       found.widgets[slider.name] = widget;
     }
     return found;
@@ -329,7 +329,6 @@
       const [indexBytes, pool] = await Promise.all([fetchChecked(files.json), fetchChecked(files.bin)]);
       const index = JSON.parse(new TextDecoder().decode(indexBytes));
       const models = findModels(doc, index);
-      if (!models) throw new Error(`figure ${id}: its widgets or plots are not on the page`);
       return {index, pool, models};
     } catch (error) {
       console.error("posviz frames:", error);

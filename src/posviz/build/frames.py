@@ -109,6 +109,7 @@ class Pool:
         self.by_string: dict = {}
 
     def array(self, values) -> dict:
+        """A reference to ``values`` in the pool, stored in the smallest exact type."""
         array = np.asarray(values)
         if array.dtype.kind == "b":
             array = array.astype(np.uint8)
@@ -132,6 +133,7 @@ class Pool:
         return {"$": found}
 
     def string(self, text: str) -> int:
+        """The index of ``text`` in the pool of strings."""
         found = self.by_string.get(text)
         if found is None:
             found = self.by_string[text] = len(self.strings)
@@ -187,8 +189,9 @@ def sliders_of(figure) -> list[dict]:
         parameter = figure.param[name]
         entry = {"name": name, "label": parameter.label, "implied": name in figure.implied}
         if isinstance(parameter, param.Selector):
-            objects = parameter.objects
-            labels = list(objects) if isinstance(objects, dict) else [str(o) for o in objects]
+            # Panel labels a named choice by its name (param keeps the names apart).
+            names = {value: label for label, value in (parameter.names or {}).items()}
+            labels = [names.get(v, str(v)) for v in slider_values(figure, name)]
             entry |= {"kind": "buttons", "labels": labels, "options": slider_values(figure, name)}
         else:
             entry |= {"kind": "slider", "bounds": list(parameter.bounds)}
@@ -282,5 +285,3 @@ def page_config(route, listed: dict) -> str:
     }
     text = json.dumps(config, separators=(",", ":")).replace("<", "\\u003c")
     return f'<script type="application/json" id="posviz-frames">{text}</script>'
-
-
