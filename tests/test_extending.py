@@ -209,3 +209,36 @@ def test_with_two_topics_every_route_renders(two_topics):
         assert isinstance(layout, pn.Column)
         assert [f.figure_id for f in live_figures(layout)] == list(route.figures), route.name
         layout.get_root(Document())  # the Bokeh models build
+
+
+def test_the_fifth_figure_steps_by_its_frame_to_what_a_fresh_plot_draws(fifth_figure):
+    import holoviews as hv
+    import numpy as np
+    import panel as pn
+    from bokeh.document import Document
+
+    from posviz.figures import FIGURES
+
+    squares = FIGURES[5]
+    assert squares is fifth_figure("posviz.figures.squares").Squares
+    figure = squares()
+    doc = Document()
+    doc.add_root(pn.panel(figure).get_root(doc))
+
+    def named(models):
+        return {m.name: m for m in models if (m.name or "").startswith("posviz-5-")}
+
+    for n in (1, 13, 20):
+        figure.n = n
+        live = named(doc.models)
+        fresh = named(hv.render(squares(n=n).plots()[0]).references())
+        assert live.keys() == fresh.keys() == {"posviz-5-curve", "posviz-5-squares"}
+        assert live["posviz-5-curve"].title.text == fresh["posviz-5-curve"].title.text
+        assert live["posviz-5-curve"].title.text == f"{n}² = {n * n}"
+        for column in ("side", "square"):
+            np.testing.assert_array_equal(
+                live["posviz-5-squares"].data[column], fresh["posviz-5-squares"].data[column]
+            )
+        np.testing.assert_array_equal(
+            live["posviz-5-squares"].data["square"], np.arange(1, n + 1) ** 2
+        )

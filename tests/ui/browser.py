@@ -53,6 +53,9 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
             if Path(path).match(pattern):
                 original = Path(self.directory) / path
                 body = replace(original.read_bytes() if original.is_file() else None)
+                if isinstance(body, threading.Event):  # held back until the test lets go
+                    body.wait()
+                    break
                 if body is None:
                     self.send_error(404, "withheld by the test")
                     return
@@ -77,7 +80,8 @@ def static_server(folder: Path, overrides: dict | None = None):
 
     ``overrides`` maps a glob on the URL path (``wheels/posviz-*.whl``) to a
     function of the file's bytes (None if absent) that returns what to serve
-    instead, or None for a 404: tampered or missing files without touching disk.
+    instead, or None for a 404: tampered or missing files without touching disk;
+    or a ``threading.Event``: the file is held back until the event is set.
     """
     handler = type("Handler", (_Quiet,), {"overrides": dict(overrides or {})})
     server = http.server.ThreadingHTTPServer(

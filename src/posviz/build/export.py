@@ -33,7 +33,7 @@ import holoviews
 import panel
 
 from posviz import __version__, content
-from posviz.build import bytecode, distribution, pins, target, wheels
+from posviz.build import bytecode, distribution, frames, pins, target, wheels
 from posviz.build.scan import scan
 from posviz.compose.routes import Route, routes
 
@@ -135,13 +135,16 @@ class _PosvizRuntime:
         with _panel_curdoc(doc):
             yield doc
 
-    def render(self, connection, route):
+    def render(self, connection, route, search=""):
         from posviz.compose.views import servable
 
         marks = [("start", time.perf_counter())]
         init_doc()
         self.docs[connection] = state.curdoc
         with self.current(connection) as doc:
+            if search:  # the values the reader set on the preview (frames.js sends them)
+                with edit_readonly(state.location):
+                    state.location.search = search
             servable(route)
             marks.append(("build view", time.perf_counter()))
             coroutine = write_doc(doc)
@@ -487,8 +490,26 @@ def write_worker(
         page.write_text(html, "utf-8")
 
 
-def site_manifest(out: Path, found: list[Route]) -> None:
-    """site.json: every page with its kind, title and live figures."""
+def add_frames(out: Path, found: list[Route]) -> dict:
+    """Tier 1: each figure's precomputed frames, and the script that applies them.
+
+    Every page that shows figures gets the script and its settings (``frames.py``,
+    ``frames.js``); the frames' files are listed in site.json.
+    """
+    listed = frames.write_frames(out, {fid for route in found for fid in route.figures})
+    script = resources.files("posviz.build").joinpath("frames.js").read_bytes()
+    (out / "posviz-frames.js").write_bytes(script)
+    for route in found:
+        if not route.figures:
+            continue
+        page = out / f"{route.name}.html"
+        tags = f'{frames.page_config(route, listed)}\n<script src="posviz-frames.js"></script>\n'
+        page.write_text(edit(page.read_text("utf-8"), page.name, "</body>", f"{tags}</body>"))
+    return listed
+
+
+def site_manifest(out: Path, found: list[Route], listed: dict | None = None) -> None:
+    """site.json: every page with its kind, title and live figures, and the figures' frames."""
     pages = [
         {
             "path": f"{route.name}.html",
@@ -498,8 +519,9 @@ def site_manifest(out: Path, found: list[Route]) -> None:
         }
         for route in found
     ]
+    manifest = {"pages": pages, "frames": listed or {}}
     (out / "site.json").write_text(
-        json.dumps({"pages": pages}, indent=1, ensure_ascii=False) + "\n", "utf-8"
+        json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", "utf-8"
     )
 
 
@@ -509,6 +531,7 @@ def site_manifest(out: Path, found: list[Route]) -> None:
 # The errors a build reports in one line; anything else is a bug, with a traceback file.
 EXPECTED = (
     BuildError,
+    frames.FrameError,
     content.ContentError,
     target.TargetError,
     distribution.DistributionError,
@@ -589,6 +612,8 @@ def make_site(out: Path, found: list[Route], dist: Path, python: str, cdn: bool)
     for route in found:
         page = out / f"{route.name}.html"
         page.write_text(rewrite_page(page.read_text("utf-8"), route.name, cdn), "utf-8")
+    log("computing the figures' frames")
+    listed = add_frames(out, found)
     wheel_dir = out / WHEEL_DIR
     wheel_dir.mkdir()
     log("collecting wheels")
@@ -605,7 +630,7 @@ def make_site(out: Path, found: list[Route], dist: Path, python: str, cdn: bool)
         pin_scripts(out)
         core = {name: distribution.CORE_PINS[name] for name in WORKER_CORE}
         write_worker(out, names, PYODIDE_DIR, cdn_root, python, core)
-    site_manifest(out, found)
+    site_manifest(out, found, listed)
     if not cdn:
         findings = scan(out, EXEMPT)
         if findings:

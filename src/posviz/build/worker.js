@@ -302,6 +302,10 @@ class Connection {
       case "location":
         python.location(this.id, String(message.location));
         return;
+      case "search":
+        // The slider values on the page's preview (frames.js): the page is built with them.
+        this.search = String(message.search);
+        return;
       default:
         throw new Error(`posviz worker: unknown message type ${JSON.stringify(message.type)}`);
     }
@@ -317,7 +321,7 @@ class Connection {
       this.stageBuilding();
       const t = performance.now();
       const [docs_json, render_items, root_ids, timings] = JSON.parse(
-        python.render(this.id, this.route));
+        python.render(this.id, this.route, this.search || ""));
       timings["build page"] = since(t);
       // Awaiting even a settled promise would let the next page's build run
       // first: a page that has painted gets its document the moment it is built.

@@ -4,12 +4,12 @@ import holoviews as hv
 import numpy as np
 import param
 
-from posviz.figures.base import PALETTE, QUIET, Figure, Slider, in_place, name_plot
+from posviz.figures.base import PALETTE, QUIET, Figure, Slider
+from posviz.frames import attention_cost as frames
+from posviz.frames.attention_cost import SIDES, Y
 from posviz.maths import cost
 
-SIDES = np.unique(np.round(np.geomspace(1, 256, 200)))
 LABELS = {"global": "global  S⁴", "window": "k×k window  S²·k²", "axial": "axial  2·S²·m"}
-Y = "log10 entries per layer"
 COLOURS = dict(zip(cost.SCHEMES, PALETTE, strict=False))
 
 
@@ -43,21 +43,23 @@ class AttentionCost(Figure):
         doc="Pixels one axial pass attends along its axis.",
     )
 
+    frame_of = staticmethod(frames.frame)
+
     def entries(self, sides) -> dict[str, np.ndarray]:
         """Entries per layer of each scheme at each image side in ``sides``."""
         return cost.entries(sides, self.k, self.m)
 
     def plot_title(self) -> str:
         """The plot's title at the current sliders."""
-        return f"k = {self.k}, m = {self.m}"
+        return frames.plot_title(self.k, self.m)
 
     @param.depends()
     def cost_plot(self):
         """The three cost curves, log10, with a dotted line at S = k and a dashed one at S = m.
 
         Drawn once: a k or m step changes only the curves' y values, the
-        two lines and the title (the ranges are fixed), which ``_step``
-        updates in place.
+        two lines and the title (the ranges are fixed), the figure's frame
+        (``posviz.frames.attention_cost``).
         """
         curves = [
             hv.Curve(
@@ -68,14 +70,16 @@ class AttentionCost(Figure):
             ).opts(
                 color=COLOURS[scheme],
                 line_width=3 if scheme != "global" else 2,
-                hooks=[self.track(scheme)],
+                hooks=[self.names_data(scheme)],
                 **QUIET,
             )
             for scheme, values in self.entries(SIDES).items()
         ]
-        tie = hv.VLine(self.k).opts(color="#999999", line_dash="dotted", hooks=[self.track("tie")])
+        tie = hv.VLine(self.k).opts(
+            color="#999999", line_dash="dotted", hooks=[self.names_data("tie")]
+        )
         span = hv.VLine(self.m).opts(
-            color="#999999", line_dash="dashed", hooks=[self.track("span")]
+            color="#999999", line_dash="dashed", hooks=[self.names_data("span")]
         )
         return hv.Overlay([*curves, tie, span]).opts(
             toolbar=None,
@@ -87,22 +91,8 @@ class AttentionCost(Figure):
             xlim=(1, 256),
             logx=True,
             title=self.plot_title(),
-            hooks=[name_plot(f"posviz-{self.figure_id}-cost"), self.track("cost")],
+            hooks=[self.names_plot("cost")],
         )
-
-    @param.depends("k", "m", watch=True)
-    @in_place
-    def _step(self):
-        """Move the drawn curves, the lines at S = k and S = m and the title to k and m."""
-        for scheme, values in self.entries(SIDES).items():
-            for plot in self.drawn(scheme):
-                plot.handles["source"].data.update({Y: np.log10(values)})
-        for plot in self.drawn("tie"):
-            plot.handles["glyph"].location = self.k
-        for plot in self.drawn("span"):
-            plot.handles["glyph"].location = self.m
-        for plot in self.drawn("cost"):
-            plot.state.title.text = self.plot_title()
 
     def plots(self):
         """The cost plot."""

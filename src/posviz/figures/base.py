@@ -5,12 +5,12 @@ parameters are the sliders, its ``@param.depends`` methods return HoloViews
 elements, and ``__panel__`` lays out widgets, plot, current values and caption.
 """
 
-import functools
 import weakref
 from contextlib import ExitStack, contextmanager
 from typing import ClassVar
 
 import holoviews as hv
+import numpy as np
 import panel as pn
 import param
 
@@ -86,15 +86,60 @@ def name_plot(name: str):
     return hook
 
 
-def in_place(method):
-    """Mark a figure's watcher that updates its drawn plots in place: run it inside ``sending``."""
+def apply_frame(models: dict, frame: dict, prefix: str) -> None:
+    """Set the properties ``frame`` names on the Bokeh ``models`` (name → model) it names.
 
-    @functools.wraps(method)
-    def step(self, *args, **kwargs):
-        with self.sending():
-            return method(self, *args, **kwargs)
+    The one step every figure shares (``posviz.frames`` describes a frame).
+    Keys whose model is not among ``models`` belong to another drawn plot.
+    Only columns and properties that changed are set, so a step sends just those.
+    """
+    from bokeh.core.property.vectorization import Value
 
-    return step
+    for key, changes in frame.items():
+        model = models.get(f"{prefix}{key}")
+        if model is None:
+            continue
+        for path, new in changes.items():
+            if path == "data":
+                moved = {
+                    column: values
+                    for column, values in new.items()
+                    if not _same(model.data.get(column), values)
+                }
+                if moved:
+                    model.data.update(moved)
+                continue
+            *parents, name = path.split(".")
+            owner = model
+            for parent in parents:
+                owner = getattr(owner, parent)
+            old = getattr(owner, name)
+            if isinstance(old, Value):  # a legend label: a value, not a column name
+                new = Value(new)
+            if old != new:
+                setattr(owner, name, new)
+
+
+def _same(old, new) -> bool:
+    """Whether a drawn column already holds ``new``."""
+    if old is None or len(old) != len(new):
+        return False
+    if len(new) and isinstance(new[0], np.ndarray):  # an image column: a list of arrays
+        return all(np.array_equal(a, b) for a, b in zip(old, new, strict=True))
+    return np.array_equal(np.asarray(old), np.asarray(new))
+
+
+def named_models(plot) -> dict:
+    """The posviz-named Bokeh models of a drawn HoloViews plot, by name (found once)."""
+    models = getattr(plot, "_posviz_models", None)
+    if models is None:
+        models = {
+            model.name: model
+            for model in plot.state.references()
+            if (model.name or "").startswith("posviz-")
+        }
+        plot._posviz_models = models
+    return models
 
 
 class Figure(pn.viewable.Viewer):
@@ -117,24 +162,75 @@ class Figure(pn.viewable.Viewer):
     # (``posviz.figures.controls.idle``); its value and deep link are kept meanwhile.
     used_when: ClassVar[dict] = {}
 
-    def track(self, key: str):
-        """A HoloViews hook that remembers each plot drawn under ``key``.
+    # The figure's frame: slider values → what they change on screen (``posviz.frames``).
+    frame_of: ClassVar = None
+    # Sliders whose value follows from the others (a preset named by its sizes).
+    implied: ClassVar[tuple] = ()
 
-        A slider that changes only data (not what is drawn nor the ranges)
-        does not rebuild the HoloViews element: the figure's watcher updates
-        the remembered plots' Bokeh models in place (``drawn``), so a step
-        sends just the changed columns. Plots are held weakly.
+    def __init__(self, **params):
+        super().__init__(**params)
+        if self.frame_of is not None:
+            # After the figure's own watchers (a preset moving sizes, a side moving the query).
+            self.param.watch(self._step, self.sliders(), precedence=100)
+
+    def model_name(self, key: str) -> str:
+        """The name of the Bokeh model a frame calls ``key``."""
+        return f"posviz-{self.figure_id}-{key}"
+
+    def names_plot(self, key: str):
+        """A HoloViews hook for a plot (an overlay or a lone element): name it, draw it on canvas.
+
+        The plot is named ``posviz-<id>-<key>`` (see ``name_plot``), its legend
+        entries ``<their data's name>:label``, and it is remembered, weakly, for
+        the figure's steps.
         """
-        plots = self.__dict__.setdefault("_drawn", {}).setdefault(key, weakref.WeakSet())
+        plots = self.__dict__.setdefault("_drawn", weakref.WeakSet())
+        named = name_plot(self.model_name(key))
 
         def hook(plot, element):
+            named(plot, element)
+            for legend in plot.state.legend:
+                for item in legend.items:
+                    sources = [getattr(r, "data_source", None) for r in item.renderers]
+                    if sources and (sources[0].name or "").startswith("posviz-"):
+                        item.name = f"{sources[0].name}:label"
             plots.add(plot)
+            plot._posviz_models = None  # named anew: look again
 
         return hook
 
-    def drawn(self, key: str) -> list:
-        """The live HoloViews plots remembered under ``key`` (see ``track``)."""
-        return list(self.__dict__.get("_drawn", {}).get(key, ()))
+    def names_data(self, key: str):
+        """A HoloViews hook for an element: name its data (or its line, for hv.VLine) ``key``."""
+        name = self.model_name(key)
+
+        def hook(plot, element):
+            # A glyph draws its data source; an annotation (a Span) is its own model.
+            drawn = "source" if "glyph_renderer" in plot.handles else "glyph"
+            plot.handles[drawn].name = name
+
+        return hook
+
+    def drawn(self) -> list:
+        """The live HoloViews plots named by ``names_plot``."""
+        return list(self.__dict__.get("_drawn", ()))
+
+    def values(self) -> dict:
+        """The sliders' values, by name."""
+        return {name: getattr(self, name) for name in self.sliders()}
+
+    def frame(self) -> dict:
+        """What the current values put on screen (``posviz.frames``)."""
+        return self.frame_of(self.values())
+
+    def _step(self, *events):
+        """Apply the current frame to every drawn plot, in place."""
+        plots = self.drawn()
+        if not plots:
+            return
+        frame, prefix = self.frame(), self.model_name("")
+        with self.sending():
+            for plot in plots:
+                apply_frame(named_models(plot), frame, prefix)
 
     @contextmanager
     def sending(self):
@@ -146,10 +242,9 @@ class Figure(pn.viewable.Viewer):
         ``push`` sends them over the comm in a notebook.
         """
         documents = {}
-        for plots in self.__dict__.get("_drawn", {}).values():
-            for plot in list(plots):
-                if plot.document is not None:
-                    documents.setdefault(id(plot.document), plot)
+        for plot in self.drawn():
+            if plot.document is not None:
+                documents.setdefault(id(plot.document), plot)
         with ExitStack() as stack:
             for plot in documents.values():
                 stack.enter_context(pn.io.hold(plot.document, comm=plot.comm))

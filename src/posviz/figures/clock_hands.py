@@ -1,45 +1,15 @@
 """Figure 710 — Clock hands at different speeds."""
 
 import math
-from functools import lru_cache
 
 import holoviews as hv
 import numpy as np
 import param
-from bokeh.core.property.vectorization import value
 
-from posviz.figures.base import (
-    INK,
-    PALETTE,
-    QUIET,
-    EvenSlider,
-    Figure,
-    Slider,
-    in_place,
-    name_plot,
-)
+from posviz.figures.base import INK, PALETTE, QUIET, EvenSlider, Figure, Slider
+from posviz.frames import clock_hands as frames
+from posviz.frames.clock_hands import DOT, OFFSETS, POSITIONS
 from posviz.maths import encoding
-
-POSITIONS = np.linspace(0, 100, 801)
-OFFSETS = np.arange(0, 101)
-DOT = "PE(pos)·PE(pos+k)"
-# HoloViews' default y padding of a curve, as a share of its span: the dot plot's range.
-DOT_PADDING = 0.1
-
-
-@lru_cache(maxsize=16)
-def _hand_table(d_model: int) -> np.ndarray:
-    """sin(p·ω_i) over POSITIONS for the drawn hands: one column per hand."""
-    omegas = encoding.frequencies(d_model)[encoding.hand_indices(d_model)]
-    return np.sin(np.outer(POSITIONS, omegas))
-
-
-@lru_cache(maxsize=64)
-def _offset_curves(pos: int, d_model: int) -> tuple[np.ndarray, np.ndarray]:
-    return (
-        encoding.dot_from_rows(pos, OFFSETS, d_model),
-        encoding.dot_closed_form(OFFSETS, d_model),
-    )
 
 
 class ClockHands(Figure):
@@ -67,6 +37,8 @@ class ClockHands(Figure):
         doc="Width of the encoding (even): d_model/2 hands.",
     )
 
+    frame_of = staticmethod(frames.frame)
+
     def encoded(self, positions) -> np.ndarray:
         """The encoding's rows at ``positions``: shape (len(positions), d_model)."""
         return encoding.encoding(positions, self.d_model)
@@ -80,29 +52,24 @@ class ClockHands(Figure):
 
     def offset_curves(self) -> tuple[np.ndarray, np.ndarray]:
         """Both dot-product curves over OFFSETS, computed once per (pos, d_model)."""
-        return _offset_curves(self.pos, self.d_model)
+        return frames.offset_curves(self.pos, self.d_model)
 
     def hands(self) -> list[tuple[int, float]]:
         """(i, ω_i) of the hands drawn on the left."""
-        omegas = encoding.frequencies(self.d_model)
-        return [(i, float(omegas[i])) for i in encoding.hand_indices(self.d_model)]
+        return frames.hands(self.d_model)
 
     def hand_labels(self) -> list[str]:
         """The legend's entry for each drawn hand."""
-        periods = [2 * math.pi / omega for _, omega in self.hands()]
-        return [
-            f"hand {i}: period {period:.1f}" if period < 100 else f"hand {i}: period {period:,.0f}"
-            for (i, _), period in zip(self.hands(), periods, strict=True)
-        ]
+        return frames.hand_labels(self.d_model)
 
     @param.depends()
     def hand_curves(self):
         """The hands' sine curves: a d_model step replaces their values and legend entries."""
-        table = _hand_table(self.d_model)
+        table = frames.hand_table(self.d_model)
         return hv.Overlay(
             [
                 hv.Curve((POSITIONS, table[:, n]), "position", "value", label=label).opts(
-                    color=PALETTE[n], line_width=2, hooks=[self.track(f"hand{n}")], **QUIET
+                    color=PALETTE[n], line_width=2, hooks=[self.names_data(f"hand{n}")], **QUIET
                 )
                 for n, label in enumerate(self.hand_labels())
             ]
@@ -110,28 +77,26 @@ class ClockHands(Figure):
 
     def marks(self) -> tuple[np.ndarray, np.ndarray]:
         """(positions, values) of the marks where each drawn hand crosses pos."""
-        at_pos = self.encoded([self.pos])[0]
-        values = np.array([at_pos[2 * i] for i, _ in self.hands()])
-        return np.full(len(values), self.pos), values
+        return frames.marks(self.pos, self.d_model)
 
     @param.depends()
     def pos_marks(self):
-        """The dotted line at pos and a mark where each hand crosses it (moved in place)."""
+        """The dotted line at pos and a mark where each hand crosses it."""
         marks = hv.Scatter(self.marks(), "position", "value")
-        line = hv.VLine(self.pos).opts(color=INK, line_dash="dotted", hooks=[self.track("line")])
-        return line * marks.opts(color=INK, size=7, hooks=[self.track("marks")], **QUIET)
+        line = hv.VLine(self.pos).opts(
+            color=INK, line_dash="dotted", hooks=[self.names_data("line")]
+        )
+        return line * marks.opts(color=INK, size=7, hooks=[self.names_data("marks")], **QUIET)
 
     def dot_title(self) -> str:
         """The dot-product plot's title."""
-        return f"Dot product, {self.d_model // 2} hands"
+        return frames.dot_title(self.d_model)
 
     @param.depends()
     def dot_plot(self):
         """Both dot-product curves over OFFSETS: from the rows (solid), closed form (dashed).
 
-        Drawn once. A pos step recomputes the solid curve from the rows at the
-        new pos and sends only its values (``_step_pos``); a d_model step also
-        sends the dashed curve, the title and the y range (``_step_width``).
+        Drawn once: a step applies the figure's frame (``posviz.frames.clock_hands``).
         """
         rows, closed = self.offset_curves()
         overlay = hv.Overlay(
@@ -155,51 +120,14 @@ class ClockHands(Figure):
             show_grid=True,
             title=self.dot_title(),
             framewise=True,
-            hooks=[name_plot(f"posviz-{self.figure_id}-dot"), self.track("dot")],
+            hooks=[self.names_plot("dot")],
         )
 
     def _dot_curve(self, key: str, values, label: str, **style):
-        """One dot-product curve against the offset k, tracked as ``key`` for in-place steps."""
+        """One dot-product curve against the offset k, its data named ``key``."""
         return hv.Curve((OFFSETS, values), "offset k", DOT, label=label).opts(
-            framewise=True, hooks=[self.track(key)], **style, **QUIET
+            framewise=True, hooks=[self.names_data(key)], **style, **QUIET
         )
-
-    @param.depends("pos", watch=True)
-    @in_place
-    def _step_pos(self):
-        """Move the drawn line and marks to pos, and redraw the solid curve from its rows."""
-        positions, values = self.marks()
-        for plot in self.drawn("line"):
-            plot.handles["glyph"].location = self.pos
-        for plot in self.drawn("marks"):
-            plot.handles["source"].data.update({"position": positions, "value": values})
-        rows, _ = self.offset_curves()
-        for plot in self.drawn("rows"):
-            plot.handles["source"].data.update({DOT: rows})
-
-    @param.depends("d_model", watch=True)
-    @in_place
-    def _step_width(self):
-        """Set the drawn hands, legend, marks, dot products, title and y range to d_model."""
-        table = _hand_table(self.d_model)
-        for n, label in enumerate(self.hand_labels()):
-            for plot in self.drawn(f"hand{n}"):
-                plot.handles["source"].data.update({"value": table[:, n]})
-                renderer = plot.handles["glyph_renderer"]
-                for legend in plot.state.legend:
-                    for item in legend.items:
-                        if renderer in item.renderers:
-                            item.label = value(label)
-        self._step_pos()
-        rows, closed = self.offset_curves()
-        for plot in self.drawn("closed"):
-            plot.handles["source"].data.update({DOT: closed})
-        low = min(rows.min(), closed.min())
-        high = max(rows.max(), closed.max())
-        pad = (high - low) * DOT_PADDING
-        for plot in self.drawn("dot"):
-            plot.state.title.text = self.dot_title()
-            plot.state.y_range.update(start=low - pad, end=high + pad)
 
     def plots(self):
         """Hands with the pos marks (left), dot products (right)."""
@@ -213,7 +141,7 @@ class ClockHands(Figure):
             title="sin(pos·ωᵢ) of four hands",
             toolbar=None,
             show_grid=True,
-            hooks=[name_plot(f"posviz-{self.figure_id}-hands")],
+            hooks=[self.names_plot("hands")],
         )
         return [hands, hv.DynamicMap(self.dot_plot)]
 

@@ -3,18 +3,16 @@
 from importlib import resources
 
 import holoviews as hv
-import numpy as np
 import panel as pn
 import param
 import yaml
 
-from posviz.figures.base import INK, PALETTE, QUIET, Figure, Slider, in_place, name_plot
+from posviz.figures.base import INK, PALETTE, QUIET, Figure, Slider
+from posviz.frames import parameter_budget as frames
+from posviz.frames.parameter_budget import PAD, SIZES
 from posviz.maths import budget
 
 CUSTOM = "custom"
-SIZES = ("d_model", "d_ff", "n_layers", "vocab_size")
-# Room past the longest bar for its label, as a share of the bars' span.
-PAD = 0.22
 
 
 def load_presets() -> dict[str, dict[str, int]]:
@@ -79,6 +77,9 @@ class ParameterBudget(Figure):
         doc="Tokens in the shared vocabulary.",
     )
 
+    frame_of = staticmethod(frames.frame)
+    implied = ("preset",)  # the sizes name it
+
     def __init__(self, **params):
         # Explicit sizes win over the preset's (a notebook asking for d_model=1024 gets
         # it); sizes not given come from the preset named, else from the defaults. The
@@ -112,7 +113,7 @@ class ParameterBudget(Figure):
 
     def counts(self) -> dict[str, int]:
         """Parameters of each role at the current sizes."""
-        return budget.parameter_counts(self.d_model, self.d_ff, self.n_layers, self.vocab_size)
+        return frames.counts(self.sizes())
 
     def total(self) -> int:
         """Parameters of the whole model."""
@@ -127,19 +128,19 @@ class ParameterBudget(Figure):
 
     def plot_title(self) -> str:
         """The plot's title at the current sizes."""
-        return f"Total {self.total() / 1e6:.1f} M parameters"
+        return frames.plot_title(self.sizes())
 
     @staticmethod
     def label(value: float) -> str:
         """A bar's label: its millions."""
-        return f" {value:.2f} M" if value < 1 else f" {value:.1f} M"
+        return frames.label(value)
 
     @param.depends()
     def bars(self):
         """One bar per role, in millions, labelled with its count.
 
         Drawn once: the roles never change, so a step sends only the new
-        lengths, labels, title and value range (``_step``).
+        lengths, labels, title and value range (``posviz.frames.parameter_budget``).
         """
         rows = self.rows()
         bars = hv.Bars(rows, kdims="role", vdims=["millions", "colour"])
@@ -161,7 +162,7 @@ class ParameterBudget(Figure):
                 title=self.plot_title(),
                 show_grid=True,
                 tools=["hover"],
-                hooks=[name_plot(f"posviz-{self.figure_id}-bars"), self.track("bars")],
+                hooks=[self.names_plot("bars"), self.names_data("lengths")],
                 framewise=True,
                 padding=(0, (0, PAD)),
                 **QUIET,
@@ -170,34 +171,10 @@ class ParameterBudget(Figure):
                 text_align="left",
                 text_font_size="9pt",
                 text_color=INK,
-                hooks=[self.track("labels")],
+                hooks=[self.names_data("labels")],
                 **QUIET,
             ),
         )
-
-    @param.depends(*SIZES, watch=True)
-    @in_place
-    def _step(self):
-        """Set the drawn bars, labels, title and value range to the current sizes."""
-        bars, labels = self.drawn("bars"), self.drawn("labels")
-        if not bars and not labels:
-            return
-        values = np.array([value for _, value, _ in self.rows()])
-        for plot in bars:
-            plot.handles["source"].data.update({"millions": values})
-            plot.state.title.text = self.plot_title()
-            # As HoloViews pads it: from 0 (the bars' base) to PAD of the span past the longest.
-            low = values.min()
-            plot.state.x_range.update(start=0, end=low + (values.max() - low) * (1 + PAD))
-        # HoloViews hands Bokeh the label coordinates as text on a categorical plot.
-        where = hv.Dimension("millions")
-        for plot in labels:
-            plot.handles["source"].data.update(
-                {
-                    "millions": [where.pprint_value(v) for v in values],
-                    "text": [self.label(v) for v in values],
-                }
-            )
 
     def plots(self):
         """The bars."""

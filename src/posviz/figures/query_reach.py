@@ -5,7 +5,8 @@ import numpy as np
 import panel as pn
 import param
 
-from posviz.figures.base import QUIET, Figure, Slider, in_place, name_plot
+from posviz.figures.base import QUIET, Figure, Slider
+from posviz.frames import query_reach as frames
 from posviz.maths import reach
 
 # Cell values: 0 not reached, 1 reached, 2 the query itself.
@@ -18,19 +19,6 @@ LABELS = {
     "block-2d": "2D block",
     "axial": "axial",
 }
-# Every parameter: both grids are drawn from all of them.
-DRAWN_FROM = (
-    "scheme",
-    "side",
-    "row",
-    "col",
-    "query_length",
-    "memory_length",
-    "block_height",
-    "block_width",
-    "memory_above",
-    "memory_side",
-)
 
 
 class QueryReach(Figure):
@@ -122,6 +110,8 @@ class QueryReach(Figure):
         doc="2D block: memory columns left and right, w_m.",
     )
 
+    frame_of = staticmethod(frames.frame)
+
     def __init__(self, **params):
         # A query asked for outside the image is refused, not quietly moved inside it.
         side = params.get("side", self.param.side.default)
@@ -144,26 +134,15 @@ class QueryReach(Figure):
 
     def geometry(self) -> reach.Geometry:
         """The block sizes of the sliders, for ``maths.reach``."""
-        return reach.Geometry(
-            query_length=self.query_length,
-            memory_length=self.memory_length,
-            block_height=self.block_height,
-            block_width=self.block_width,
-            memory_above=self.memory_above,
-            memory_side=self.memory_side,
-        )
+        return frames.geometry(self.values())
 
     def reached(self, layers: int = 1) -> np.ndarray:
         """Boolean (side, side) map of the pixels that reach the query after ``layers``."""
-        return reach.reach(self.side, self.row, self.col, self.scheme, layers, self.geometry())
+        return frames.reached(self.values(), layers)
 
     def cells(self, layers: int) -> tuple[np.ndarray, str]:
         """The grid's cells (0 not reached, 1 reached, 2 the query) and its title."""
-        mask = self.reached(layers)
-        cells = mask.astype(float)
-        cells[self.row, self.col] = 2
-        name = "one layer" if layers == 1 else f"{layers} layers"
-        return cells, f"{name}: {int(mask.sum())} of {self.side**2} pixels"
+        return frames.cells(self.values(), layers)
 
     def _grid(self, layers: int):
         cells, title = self.cells(layers)
@@ -188,14 +167,10 @@ class QueryReach(Figure):
             framewise=True,
             xaxis=None,
             yaxis=None,
-            hooks=[
-                name_plot(f"posviz-{self.figure_id}-layers{layers}"),
-                self.track(f"layers{layers}"),
-            ],
+            hooks=[self.names_plot(f"layers{layers}"), self.names_data(f"cells{layers}")],
         )
 
-    # Drawn once: any step sends only the new cells and title, and a new
-    # image side its bounds and ranges too (``_step``).
+    # Drawn once: a step applies the figure's frame (``posviz.frames.query_reach``).
     @param.depends()
     def one_layer(self):
         """The grid after one layer."""
@@ -205,28 +180,6 @@ class QueryReach(Figure):
     def two_layers(self):
         """The grid after two stacked layers."""
         return self._grid(2)
-
-    @param.depends(*DRAWN_FROM, watch=True)
-    @in_place
-    def _step(self):
-        """Redraw both grids' cells and titles in place, and their bounds for a new side."""
-        half = self.side - 0.5
-        for layers in (1, 2):
-            plots = self.drawn(f"layers{layers}")
-            if not plots:
-                continue
-            cells, title = self.cells(layers)
-            for plot in plots:
-                source = plot.handles["source"]
-                # HoloViews hands Bokeh the cells unflipped: Bokeh draws row j at y = j.
-                if source.data["dw"] == [self.side]:
-                    source.data.update({"image": [cells]})
-                else:
-                    side = [float(self.side)]
-                    source.data.update({"image": [cells], "dw": side, "dh": side})
-                    plot.state.x_range.update(start=-0.5, end=half)
-                    plot.state.y_range.update(start=half, end=-0.5)  # inverted: row 0 on top
-                plot.state.title.text = title
 
     def plots(self):
         """One layer (left), two layers (right)."""

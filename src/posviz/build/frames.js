@@ -1,0 +1,413 @@
+// posviz: sliders that answer from the first paint, before Python is up.
+// The build computed each figure's frames (posviz/build/frames.py): for every
+// state a reader reaches from the opening one by moving one slider, the
+// properties of each named Bokeh model, and the readout, text alternative,
+// deep link and table as Panel writes them. This script loads them after the
+// paint, checks their sha256, and applies a frame to the pre-rendered models
+// when the reader moves a slider. A state without a frame (two sliders moved,
+// files missing or corrupt) hides the plots and says "Computing…" until Python
+// takes over: never a plot that does not match its sliders. Every value set
+// here goes into the URL and to the worker, so Python starts from it.
+(function () {
+  const settings = document.getElementById("posviz-frames");
+  if (!settings) return;
+  const CONFIG = JSON.parse(settings.textContent);
+  const COMPUTING = "Computing… (waiting for Python)";
+  const body = document.body;
+  const api = (window.posvizFrames = {figures: {}, state: {}, loaded: {}});
+  body.dataset.posvizFrames = "loading";
+  const live = () => body.dataset.posviz === "live";
+
+  const escapeHtml = (text) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
+
+  async function sha256(buffer) {
+    const digest = await crypto.subtle.digest("SHA-256", buffer);
+    return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  async function fetchChecked(file) {
+    const response = await fetch(new URL(file.path, document.baseURI));
+    if (!response.ok) throw new Error(`${file.path}: HTTP ${response.status}`);
+    const packed = await response.arrayBuffer();
+    const actual = await sha256(packed);
+    if (actual !== file.sha256) throw new Error(`${file.path} is corrupt (sha256 ${actual})`);
+    const stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).arrayBuffer();
+  }
+
+  // Every model reachable from `root` through its properties.
+  function subtree(root) {
+    const seen = new Set();
+    const stack = [root];
+    const visit = (value) => {
+      if (value == null || typeof value !== "object") return;
+      if (value.properties && value.id !== undefined) stack.push(value);
+      else if (Array.isArray(value)) value.forEach(visit);
+      else if (value instanceof Map) value.forEach(visit);
+      else if (Object.getPrototypeOf(value) === Object.prototype) Object.values(value).forEach(visit);
+    };
+    while (stack.length) {
+      const model = stack.pop();
+      if (seen.has(model)) continue;
+      seen.add(model);
+      for (const property of Object.values(model.properties)) {
+        if (!property.is_unset) visit(property.get_value());
+      }
+    }
+    return seen;
+  }
+
+  const hasClass = (model, css) =>
+    model.properties.css_classes && (model.css_classes || []).includes(css);
+
+  // The pre-rendered models of one figure: widgets, named plots and text panes.
+  function findModels(doc, index) {
+    const root = doc.get_model_by_name(`figure-${index.figure}`);
+    if (!root) throw new Error(`figure ${index.figure} is not on the page`);
+    const models = [...subtree(root)];
+    const found = {widgets: {}, text: {}, named: {}, plots: [], toggle: null};
+    for (const model of models) {
+      const name = model.properties.name ? model.name : null;
+      if (name && name.startsWith(index.prefix)) found.named[name] = model;
+      if (model.properties.renderers && model.properties.title && name && name.startsWith(index.prefix)) {
+        found.plots.push(model);
+      }
+      if (hasClass(model, "posviz-readout")) found.text.readout = model;
+      if (hasClass(model, "posviz-alt")) found.text.alt = model;
+      if (hasClass(model, "posviz-numbers")) found.text.numbers = model;
+      if (hasClass(model, "posviz-numbers-toggle")) found.toggle = model;
+      if (model.properties.text && typeof model.text === "string" && model.text.includes("posviz-deeplink")) {
+        found.text.link = model;
+      }
+    }
+    const isWidget = (slider) => (model) => slider.kind === "buttons"
+      ? model.properties.labels && model.properties.active
+        && JSON.stringify(model.labels) === JSON.stringify(slider.labels)
+      : model.properties.value && model.properties.title && model.title === slider.label
+        && model.properties.start;
+    for (const slider of index.sliders) {
+      let widget = models.find(isWidget(slider));
+      if (!widget) {  // not reached from the figure's column: unique on the page, then
+        const everywhere = [...doc.all_models].filter(isWidget(slider));
+        if (everywhere.length === 1) widget = everywhere[0];
+      }
+      if (!widget) throw new Error(`figure ${index.figure}: no widget for ${slider.name} on the page`);
+      found.widgets[slider.name] = widget;
+    }
+    return found;
+  }
+
+  function column(index, pool, ref) {
+    const [offset, length, dtype] = index.columns[ref.$];
+    const Type = {u1: Uint8Array, i4: Int32Array, f8: Float64Array}[dtype];
+    return Float64Array.from(new Type(pool, offset, length));
+  }
+
+  function image(index, pool, ref, like) {
+    const values = column(index, pool, ref);
+    const shape = index.columns[ref.$][3];
+    if (like && like.shape && like.constructor !== Array) {
+      try { return new like.constructor(values, shape); } catch (error) { /* below */ }
+    }
+    const rows = [];
+    for (let r = 0; r < shape[0]; r++) rows.push(Array.from(values.subarray(r * shape[1], (r + 1) * shape[1])));
+    return rows;
+  }
+
+  function decode(index, pool, value, like) {
+    if (Array.isArray(value)) {
+      if (value.length && value[0] && value[0].$ !== undefined) {
+        return value.map((ref, n) => image(index, pool, ref, like && like[n] ? like[n] : like && like[0]));
+      }
+      return value.slice();
+    }
+    if (value && value.$ !== undefined) return column(index, pool, value);
+    return value;
+  }
+
+  function setData(source, columns) {
+    const data = source.data;
+    if (data instanceof Map) {
+      const next = new Map(data);
+      for (const [key, value] of Object.entries(columns)) next.set(key, value);
+      source.data = next;
+    } else {
+      source.data = {...data, ...columns};
+    }
+  }
+
+  // One frame onto the models of one figure (the same step as Python's apply_frame).
+  function applyModels(figure, part) {
+    const {index, pool, models} = figure;
+    for (const [key, changes] of Object.entries(part)) {
+      const model = models.named[index.prefix + key];
+      if (!model) continue;
+      const owners = new Map();
+      for (const [path, value] of Object.entries(changes)) {
+        if (path === "data") {
+          const old = model.data instanceof Map ? (k) => model.data.get(k) : (k) => model.data[k];
+          const columns = {};
+          for (const [name, encoded] of Object.entries(value)) {
+            columns[name] = decode(index, pool, encoded, old(name));
+          }
+          setData(model, columns);
+          continue;
+        }
+        const parts = path.split(".");
+        const last = parts.pop();
+        let owner = model;
+        for (const step of parts) owner = owner[step];
+        if (!owners.has(owner)) owners.set(owner, {});
+        owners.get(owner)[last] = last === "label" ? {value} : value;
+      }
+      for (const [owner, attrs] of owners) owner.setv(attrs);
+    }
+  }
+
+  function showPlots(figure, shown) {
+    for (const plot of figure.models.plots) {
+      if (!figure.saved.has(plot)) {
+        figure.saved.set(plot, {title: plot.title.text,
+          renderers: plot.renderers.map((r) => [r, r.visible])});
+      }
+      const saved = figure.saved.get(plot);
+      if (shown) {
+        for (const [renderer, visible] of saved.renderers) renderer.visible = visible;
+      } else {
+        for (const [renderer] of saved.renderers) renderer.visible = false;
+        plot.title.text = COMPUTING;
+      }
+    }
+  }
+
+  function setWidgets(figure, values, bounds) {
+    figure.applying = true;
+    try {
+      for (const slider of figure.index.sliders) {
+        const widget = figure.models.widgets[slider.name];
+        if (slider.kind === "buttons") {
+          const active = slider.options.indexOf(values[slider.name]);
+          if (widget.active !== active) widget.active = active;
+        } else {
+          const [start, end] = (bounds && bounds[slider.name]) || slider.bounds;
+          if (widget.start !== start || widget.end !== end) widget.setv({start, end});
+          if (widget.value !== values[slider.name]) widget.value = values[slider.name];
+        }
+      }
+    } finally {
+      figure.applying = false;
+    }
+  }
+
+  function showFrame(figure, frame) {
+    const {index, models} = figure;
+    showPlots(figure, true);
+    for (const plot of models.plots) plot.title.text = figure.saved.get(plot).title;
+    applyModels(figure, index.parts[frame.models]);
+    figure.text = {};
+    for (const [role, at] of Object.entries(frame.text)) figure.text[role] = index.strings[at];
+    for (const role of ["readout", "alt", "link"]) {
+      if (models.text[role]) models.text[role].text = figure.text[role];
+    }
+    showNumbers(figure);
+    setWidgets(figure, frame.values, frame.bounds);
+    figure.values = {...frame.values};
+    api.state[index.figure] = "frame";
+  }
+
+  function showNumbers(figure) {
+    const {models} = figure;
+    if (!models.text.numbers || !models.toggle) return;
+    const on = Boolean(models.toggle.active);
+    models.text.numbers.visible = on;
+    models.text.numbers.text = on && figure.text ? figure.text.numbers : "";
+  }
+
+  function showComputing(figure) {
+    showPlots(figure, false);
+    figure.text = null;
+    const note = escapeHtml(`<p>${COMPUTING}</p>`);
+    for (const role of ["readout", "alt"]) {
+      if (figure.models.text[role]) figure.models.text[role].text = note;
+    }
+    showNumbers(figure);
+    api.state[figure.id] = "computing";
+  }
+
+  const keyOf = (figure, values) => JSON.stringify(
+    figure.index.sliders.filter((s) => !s.implied).map((s) => values[s.name]));
+
+  // The frame for the figure's values, if the build computed it.
+  function frameFor(figure, values, moved) {
+    const {index} = figure;
+    const slider = index.sliders.find((s) => s.name === moved);
+    let key;
+    if (slider && slider.implied) {
+      const target = index.moves[moved][String(values[moved])];
+      key = target === null ? keyOf(figure, figure.values) : target;
+    } else {
+      key = keyOf(figure, values);
+    }
+    const at = key === undefined ? undefined : index.states[key];
+    return at === undefined ? null : index.frames[at];
+  }
+
+  function urlKey(figure, name) {
+    return CONFIG.single ? name : `${figure.id}.${name}`;
+  }
+
+  function writeUrl(figure, before) {
+    const url = new URL(window.location.href);
+    for (const slider of figure.index.sliders) {
+      const value = figure.values[slider.name];
+      if (before[slider.name] !== value || url.searchParams.has(urlKey(figure, slider.name))) {
+        url.searchParams.set(urlKey(figure, slider.name), String(value));
+      }
+    }
+    if (url.href !== window.location.href) history.replaceState(history.state, "", url.href);
+    tellPython();
+  }
+
+  function tellPython() {
+    const worker = window.posvizWorker;
+    if (worker && worker.port) worker.postMessage({type: "search", search: window.location.search});
+  }
+
+  // The reader moved a widget on the preview.
+  function moved(figure, name, value) {
+    if (figure.applying || live()) return;
+    const before = {...figure.values};
+    const values = {...figure.values, [name]: value};
+    const frame = figure.index.frames ? frameFor(figure, values, name) : null;
+    if (frame) {
+      showFrame(figure, frame);
+    } else {
+      figure.values = values;
+      showComputing(figure);
+    }
+    writeUrl(figure, before);
+  }
+
+  function widgetValue(figure, slider) {
+    const widget = figure.models.widgets[slider.name];
+    return slider.kind === "buttons" ? slider.options[widget.active] : widget.value;
+  }
+
+  function listen(figure) {
+    for (const slider of figure.index.sliders) {
+      const widget = figure.models.widgets[slider.name];
+      const property = slider.kind === "buttons" ? widget.properties.active : widget.properties.value;
+      property.change.connect(() => moved(figure, slider.name, widgetValue(figure, slider)));
+    }
+    if (figure.models.toggle) {
+      figure.models.toggle.properties.active.change.connect(() => { if (!live()) showNumbers(figure); });
+    }
+  }
+
+  // Values a deep link asks for, as the page's Python would read them.
+  function linked(figure) {
+    const query = new URLSearchParams(window.location.search);
+    const values = {...figure.values};
+    let any = false;
+    for (const slider of figure.index.sliders) {
+      const raw = query.get(urlKey(figure, slider.name)) ?? (CONFIG.single ? null : query.get(slider.name));
+      if (raw === null) continue;
+      any = true;
+      if (slider.kind === "buttons") {
+        if (slider.options.map(String).includes(raw)) values[slider.name] = slider.options.find((o) => String(o) === raw);
+      } else if (/^-?[0-9]+$/.test(raw)) {
+        values[slider.name] = Number(raw);
+      }
+    }
+    return any ? values : null;
+  }
+
+  async function load(id, files) {
+    const doc = window.Bokeh && Bokeh.documents && Bokeh.documents[0];
+    try {
+      const [indexBytes, pool] = await Promise.all([fetchChecked(files.json), fetchChecked(files.bin)]);
+      const index = JSON.parse(new TextDecoder().decode(indexBytes));
+      const models = findModels(doc, index);
+      return {index, pool, models};
+    } catch (error) {
+      console.error("posviz frames:", error);
+      api.loaded[id] = `failed: ${error.message || error}`;
+      return null;
+    }
+  }
+
+  // Figures whose frames failed still answer: with "Computing…", until Python.
+  function bare(id, doc) {
+    const root = doc.get_model_by_name(`figure-${id}`);
+    if (!root) return null;
+    const figure = {id: Number(id), index: {prefix: `posviz-${id}-`, sliders: []}, saved: new Map()};
+    figure.models = {named: {}, plots: [], text: {}, widgets: {}, toggle: null};
+    for (const model of subtree(root)) {
+      const name = model.properties.name ? model.name : null;
+      if (name && name.startsWith(figure.index.prefix) && model.properties.renderers) figure.models.plots.push(model);
+      if (hasClass(model, "posviz-readout")) figure.models.text.readout = model;
+      if (hasClass(model, "posviz-alt")) figure.models.text.alt = model;
+      const property = model.properties.active || (model.properties.start && model.properties.value);
+      if (property && !hasClass(model, "posviz-numbers-toggle")) {
+        property.change.connect(() => { if (!live()) showComputing(figure); });
+      }
+    }
+    return figure;
+  }
+
+  async function start() {
+    const doc = window.Bokeh && Bokeh.documents && Bokeh.documents[0];
+    if (!doc) return;
+    tellPython();
+    const entries = Object.entries(CONFIG.figures);
+    const results = await Promise.all(entries.map(([id, files]) => load(id, files)));
+    if (live()) return;
+    let failed = 0;
+    entries.forEach(([id], n) => {
+      const result = results[n];
+      if (!result) {
+        failed += 1;
+        const figure = bare(id, doc);
+        if (figure) api.figures[id] = figure;
+        return;
+      }
+      const figure = {id: Number(id), ...result, saved: new Map(), applying: false, text: null};
+      const opening = result.index.frames[result.index.states[result.index.opening]];
+      figure.values = {...opening.values};
+      figure.text = Object.fromEntries(Object.entries(opening.text).map(([r, at]) => [r, result.index.strings[at]]));
+      // What the reader did before the frames arrived counts.
+      const now = {};
+      for (const slider of result.index.sliders) now[slider.name] = widgetValue(figure, slider);
+      const asked = linked(figure);
+      api.figures[id] = figure;
+      api.loaded[id] = "ready";
+      listen(figure);
+      const changed = result.index.sliders.filter((s) => now[s.name] !== figure.values[s.name]);
+      if (changed.length) {
+        for (const slider of changed) moved(figure, slider.name, now[slider.name]);
+      } else if (asked) {
+        const frame = frameFor(figure, asked, null);
+        if (frame) showFrame(figure, frame);
+        else { figure.values = asked; setWidgets(figure, asked, null); showComputing(figure); }
+      } else {
+        api.state[id] = "frame";
+      }
+    });
+    body.dataset.posvizFrames = failed ? "failed" : "ready";
+  }
+
+  // After the paint, as Python's start is: the frames never delay the figures.
+  const whenPainted = () => {
+    const roots = window.Bokeh && Bokeh.index && Bokeh.index.roots;
+    if (roots && roots.length && roots.every((v) => v.has_finished && v.has_finished())) {
+      start().catch((error) => {
+        console.error("posviz frames:", error);
+        body.dataset.posvizFrames = "failed";
+      });
+    } else if (!live()) {
+      requestAnimationFrame(whenPainted);
+    }
+  };
+  requestAnimationFrame(whenPainted);
+})();

@@ -1,0 +1,287 @@
+"""Tier 1 of the export: frames computed at build time, applied in the page before Python.
+
+For each figure, the states a reader reaches from the page's opening state by
+moving one slider (every value of every slider, the others held) are computed
+with the figure itself, and written beside the pages as ``frames/<id>.json.gz``
+(states, texts, which slider is which) and ``frames/<id>.bin.gz`` (every column,
+each distinct array once: whole numbers as bytes or int32, the rest float64,
+so a frame is exact). ``frames.js`` loads them after the paint, checks their
+sha256 (listed in ``site.json`` and in each page) and applies a frame to the
+pre-rendered BokehJS models, found by name, when the reader moves a slider.
+"""
+
+import gzip
+import hashlib
+import html
+import itertools
+import json
+from pathlib import Path
+
+import numpy as np
+import panel as pn
+import param
+from bokeh.document import Document
+
+from posviz.compose.layout import numbers_html
+
+FRAME_DIR = "frames/"
+# The most a site's frames may weigh, all figures together (bytes).
+BUDGET = 1_000_000
+# A figure whose whole state space is at most this many states ships all of it.
+WHOLE_SPACE = 400
+TEXT_CLASSES = {"readout": "posviz-readout", "alt": "posviz-alt"}
+
+
+class FrameError(RuntimeError):
+    """The frames could not be computed or are over budget."""
+
+
+def slider_values(figure, name: str) -> list:
+    """Every value a slider takes at the figure's current state, in order."""
+    parameter = figure.param[name]
+    if isinstance(parameter, param.Selector):
+        objects = parameter.objects
+        return list(objects.values()) if isinstance(objects, dict) else list(objects)
+    low, high = parameter.bounds
+    return list(range(low, high + 1, parameter.step or 1))
+
+
+def key_of(figure, values: dict) -> str:
+    """The key of a state: the values of the sliders the others do not imply."""
+    return json.dumps(
+        [values[n] for n in figure.sliders() if n not in figure.implied], separators=(",", ":")
+    )
+
+
+def set_state(figure, values: dict) -> None:
+    """Move ``figure`` to ``values`` in declaration order (a side before a row in it)."""
+    for name in figure.sliders():
+        if name not in figure.implied and getattr(figure, name) != values[name]:
+            setattr(figure, name, values[name])
+    if figure.values() != values:
+        raise FrameError(f"{type(figure).__name__}: could not reach {values}")
+
+
+def reachable(cls) -> tuple[dict, dict, dict]:
+    """(states by key, requested key → key, implied moves) reachable from the opening state."""
+    opening = cls()
+    start = opening.values()
+    states = {key_of(opening, start): start}
+    aliases: dict = {}
+    moves: dict = {name: {} for name in opening.implied}
+    space = 1
+    for name in opening.sliders():
+        space *= len(slider_values(opening, name))
+    if space <= WHOLE_SPACE:
+        names = [n for n in opening.sliders() if n not in opening.implied]
+        for combo in itertools.product(*(slider_values(opening, n) for n in names)):
+            try:
+                figure = cls(**dict(zip(names, combo, strict=True)))
+            except ValueError:
+                continue
+            states.setdefault(key_of(figure, figure.values()), figure.values())
+    for name in opening.sliders():
+        for value in slider_values(opening, name):
+            figure = cls()
+            setattr(figure, name, value)
+            reached = figure.values()
+            key = key_of(figure, reached)
+            states.setdefault(key, reached)
+            if name in opening.implied:
+                # A choice the figure does not keep ("custom" while the sizes are a
+                # preset's) leaves the state as it is, wherever the reader is.
+                moves[name][str(value)] = None if reached[name] != value else key
+            else:
+                asked = key_of(figure, {**start, name: value})
+                if asked != key:
+                    aliases[asked] = key
+    return states, aliases, moves
+
+
+class Pool:
+    """Every distinct array once, in one binary file; every long string once."""
+
+    def __init__(self):
+        self.blob = bytearray()
+        self.columns: list = []
+        self.by_bytes: dict = {}
+        self.strings: list = []
+        self.by_string: dict = {}
+
+    def array(self, values) -> dict:
+        """A reference to ``values`` in the pool, stored in the smallest exact type."""
+        array = np.asarray(values)
+        if array.dtype.kind == "b":
+            array = array.astype(np.uint8)
+        whole = array.dtype.kind in "iu" or (
+            array.size and np.all(np.isfinite(array)) and np.all(array == np.round(array))
+        )
+        if whole and array.size and array.min() >= 0 and array.max() <= 255:
+            stored, dtype = array.astype(np.uint8), "u1"
+        elif whole and array.size and np.abs(array).max() < 2**31:
+            stored, dtype = array.astype("<i4"), "i4"
+        else:
+            stored, dtype = array.astype("<f8"), "f8"
+        data = stored.tobytes()
+        found = self.by_bytes.get((dtype, array.shape, data))
+        if found is None:
+            self.blob.extend(b"\0" * (-len(self.blob) % 8))  # typed arrays want alignment
+            found = len(self.columns)
+            self.columns.append([len(self.blob), int(stored.size), dtype, list(array.shape)])
+            self.blob.extend(data)
+            self.by_bytes[(dtype, array.shape, data)] = found
+        return {"$": found}
+
+    def string(self, text: str) -> int:
+        """The index of ``text`` in the pool of strings."""
+        found = self.by_string.get(text)
+        if found is None:
+            found = self.by_string[text] = len(self.strings)
+            self.strings.append(text)
+        return found
+
+    def encode(self, value):
+        """A frame's value, its arrays and images replaced by references into the pool."""
+        if isinstance(value, dict):
+            return {k: self.encode(v) for k, v in value.items()}
+        if isinstance(value, np.ndarray):
+            return self.array(value)
+        if isinstance(value, (list, tuple)):
+            if value and isinstance(value[0], np.ndarray):
+                return [self.array(v) for v in value]  # an image column
+            if value and all(isinstance(v, str) for v in value):
+                return list(value)
+            return self.array(value)
+        if isinstance(value, np.generic):
+            return value.item()
+        return value
+
+
+def text_models(figure, doc: Document) -> dict:
+    """The figure layout's text models by role: readout, alt (text alternative), link."""
+    found = {}
+    for model in doc.models:
+        properties = model.properties()
+        if "css_classes" in properties:
+            for role, css in TEXT_CLASSES.items():
+                if css in model.css_classes:
+                    found[role] = model
+        if "text" in properties and isinstance(model.text, str) and "posviz-deeplink" in model.text:
+            found["link"] = model
+    missing = {*TEXT_CLASSES, "link"} - found.keys()
+    if missing:
+        raise FrameError(f"figure {figure.figure_id}: no {', '.join(sorted(missing))} pane found")
+    return found
+
+
+def texts(figure, models: dict) -> dict:
+    """The text models' values as Panel set them (escaped HTML), and the numbers table's."""
+    found = {role: model.text for role, model in models.items()}
+    # Shown only while "Show the numbers" is on: what Panel's HTML pane then holds.
+    found["numbers"] = html.escape(numbers_html(figure))
+    return found
+
+
+def sliders_of(figure) -> list[dict]:
+    """How the page's widgets stand for the figure's sliders."""
+    found = []
+    for name in figure.sliders():
+        parameter = figure.param[name]
+        entry = {"name": name, "label": parameter.label, "implied": name in figure.implied}
+        if isinstance(parameter, param.Selector):
+            # Panel labels a named choice by its name (param keeps the names apart).
+            names = {value: label for label, value in (parameter.names or {}).items()}
+            labels = [names.get(v, str(v)) for v in slider_values(figure, name)]
+            entry |= {"kind": "buttons", "labels": labels, "options": slider_values(figure, name)}
+        else:
+            entry |= {"kind": "slider", "bounds": list(parameter.bounds)}
+        found.append(entry)
+    return found
+
+
+def figure_frames(cls) -> tuple[dict, bytes]:
+    """(the JSON index, the binary columns) of one figure's frames."""
+    states, aliases, moves = reachable(cls)
+    figure = cls()
+    doc = Document()
+    doc.add_root(pn.panel(figure).get_root(doc))
+    models = text_models(figure, doc)
+    pool = Pool()
+    frames, index, parts, by_part = [], {}, [], {}
+    for key, values in states.items():
+        set_state(figure, values)
+        encoded = json.dumps(pool.encode(figure.frame()), sort_keys=True)
+        if encoded not in by_part:
+            by_part[encoded] = len(parts)
+            parts.append(json.loads(encoded))
+        bounds = {
+            name: list(figure.param[name].bounds)
+            for name in figure.sliders()
+            if getattr(figure.param[name], "bounds", None)
+            and list(figure.param[name].bounds) != list(cls.param[name].bounds)
+        }
+        index[key] = len(frames)
+        frames.append(
+            {
+                "values": values,
+                "bounds": bounds,
+                "models": by_part[encoded],
+                "text": {role: pool.string(t) for role, t in texts(figure, models).items()},
+            }
+        )
+    for asked, key in aliases.items():
+        index.setdefault(asked, index[key])
+    opening = cls()
+    return (
+        {
+            "figure": cls.figure_id,
+            "prefix": opening.model_name(""),
+            "sliders": sliders_of(opening),
+            "opening": key_of(opening, opening.values()),
+            "states": index,
+            "moves": moves,
+            "frames": frames,
+            "parts": parts,
+            "strings": pool.strings,
+            "columns": pool.columns,
+        },
+        bytes(pool.blob),
+    )
+
+
+def write_frames(out: Path, figure_ids) -> dict:
+    """frames/<id>.json and .bin for each figure; {id: {json, bin: {path, sha256, bytes}}}."""
+    from posviz.figures import FIGURES
+
+    folder = out / FRAME_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    listed = {}
+    for figure_id in sorted(figure_ids):
+        index, blob = figure_frames(FIGURES[figure_id])
+        text = json.dumps(index, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        # Compressed on disk (the page unpacks them with DecompressionStream); mtime 0:
+        # the same inputs give the same bytes.
+        files = {"json": gzip.compress(text, mtime=0), "bin": gzip.compress(blob, mtime=0)}
+        listed[str(figure_id)] = {}
+        for kind, data in files.items():
+            path = f"{FRAME_DIR}{figure_id}.{kind}.gz"
+            (out / path).write_bytes(data)
+            listed[str(figure_id)][kind] = {
+                "path": path,
+                "sha256": hashlib.sha256(data).hexdigest(),
+                "bytes": len(data),
+            }
+    total = sum(f["bytes"] for files in listed.values() for f in files.values())
+    if total > BUDGET:
+        raise FrameError(f"the frames weigh {total:,} bytes, over the budget of {BUDGET:,}")
+    return listed
+
+
+def page_config(route, listed: dict) -> str:
+    """The page's frames settings, as the JSON of a data script element."""
+    config = {
+        "single": route.kind == "figure",
+        "figures": {str(fid): listed[str(fid)] for fid in route.figures if str(fid) in listed},
+    }
+    text = json.dumps(config, separators=(",", ":")).replace("<", "\\u003c")
+    return f'<script type="application/json" id="posviz-frames">{text}</script>'

@@ -1,0 +1,171 @@
+"""Frames: each figure's values → what it shows, applied in place by one generic step.
+
+For every figure, at 30 random states and at every slider's bounds, the
+models of a live view stepped there by its frame hold the same values as a
+HoloViews plot built afresh at that state: every column of every named data
+source, every named plot's title and ranges, every line and legend entry.
+"""
+
+import subprocess
+import sys
+
+import holoviews as hv
+import numpy as np
+import param
+import pytest
+from bokeh.document import Document
+from bokeh.models import ColumnDataSource, LegendItem, Plot, Range1d, Span
+
+from posviz.figures import FIGURES, ParameterBudget, QueryReach
+from posviz.figures.parameter_budget import PRESETS
+
+STATES = 30
+
+
+def named(models) -> dict:
+    return {m.name: m for m in models if (m.name or "").startswith("posviz-")}
+
+
+def live_models(doc) -> dict:
+    return named(doc.models)
+
+
+def fresh_models(figure) -> dict:
+    found = {}
+    for plot in figure.plots():
+        found |= named(hv.render(plot).references())
+    return found
+
+
+def state_of(model) -> dict:
+    """Every value of a named model a step may change, comparable."""
+    if isinstance(model, ColumnDataSource):
+        return {f"data.{k}": v for k, v in model.data.items()}
+    if isinstance(model, Span):
+        return {"location": model.location}
+    if isinstance(model, LegendItem):
+        return {"label": model.label.value}
+    if isinstance(model, Plot):
+        state = {"title.text": model.title.text}
+        for axis in ("x_range", "y_range"):
+            rng = getattr(model, axis)
+            if isinstance(rng, Range1d):
+                state |= {f"{axis}.start": rng.start, f"{axis}.end": rng.end}
+            else:
+                state[f"{axis}.factors"] = list(rng.factors)
+        return state
+    raise AssertionError(f"a named model of an unexpected type: {type(model).__name__}")
+
+
+def assert_close(got, want, where):
+    if isinstance(want, str) or (isinstance(want, list) and want and isinstance(want[0], str)):
+        assert got == want, where
+        return
+    if isinstance(want, list) and want and isinstance(want[0], np.ndarray):
+        assert len(got) == len(want), where
+        for a, b in zip(got, want, strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12, err_msg=where)
+        return
+    np.testing.assert_allclose(
+        np.asarray(got, dtype=float),
+        np.asarray(want, dtype=float),
+        rtol=1e-12,
+        atol=1e-12,
+        err_msg=where,
+    )
+
+
+def choices(cls, name, rng, values):
+    parameter = cls.param[name]
+    if isinstance(parameter, param.Selector):
+        return list(
+            parameter.objects.values() if isinstance(parameter.objects, dict) else parameter.objects
+        )
+    low, high = parameter.bounds
+    if cls is QueryReach and name in ("row", "col"):
+        high = values["side"] - 1
+    step = parameter.step or 1
+    return list(range(low, high + 1, step))
+
+
+def states(cls):
+    """30 random states, then each slider at each bound with the others at their defaults."""
+    rng = np.random.default_rng(cls.figure_id)
+    sliders = cls().sliders()
+    found = []
+    for _ in range(STATES):
+        values = {}
+        for name in sliders:
+            if cls is ParameterBudget and name == "preset":
+                continue
+            options = choices(cls, name, rng, values)
+            values[name] = options[rng.integers(len(options))]
+        if cls is ParameterBudget and rng.random() < 0.2:
+            values = {"preset": list(PRESETS)[rng.integers(len(PRESETS))]}
+        found.append(values)
+    defaults = cls()
+    for name in sliders:
+        for bound in (0, -1):
+            options = choices(cls, name, rng, defaults.values())
+            found.append({name: options[bound]})
+    return found
+
+
+@pytest.mark.parametrize("figure_id", sorted(FIGURES))
+def test_a_frame_applied_in_place_gives_the_models_a_fresh_plot_has(figure_id):
+    import panel as pn
+
+    cls = FIGURES[figure_id]
+    figure = cls()
+    doc = Document()
+    doc.add_root(pn.panel(figure).get_root(doc))
+    for values in states(cls):
+        for name, value in values.items():  # in order: an image side before a row in it
+            setattr(figure, name, value)
+        live, fresh = live_models(doc), fresh_models(cls(**figure.values()))
+        assert live.keys() == fresh.keys() and live
+        # Every model the frame names is drawn, and every property it sets is compared.
+        frame = figure.frame()
+        for key, changes in frame.items():
+            name = figure.model_name(key)
+            assert name in live, name
+            expected = state_of(live[name])
+            for path, value in changes.items():
+                if path == "data":
+                    for column in value:
+                        assert f"data.{column}" in expected, (name, column)
+                else:
+                    assert path in expected, (name, path)
+        for name, model in fresh.items():
+            want, got = state_of(model), state_of(live[name])
+            assert got.keys() == want.keys(), (values, name)
+            for path in want:
+                assert_close(got[path], want[path], f"{values} {name} {path}")
+
+
+@pytest.mark.parametrize("figure_id", sorted(FIGURES))
+def test_a_step_sends_only_what_the_frame_changed(figure_id):
+    """The generic step skips columns and properties that already hold the frame's value."""
+    import panel as pn
+
+    figure = FIGURES[figure_id]()
+    doc = Document()
+    doc.add_root(pn.panel(figure).get_root(doc))
+    events = []
+    doc.on_change(lambda event: events.append(event))
+    figure._step()  # at the values already drawn: nothing to send
+    assert events == []
+
+
+def test_frames_import_numpy_and_the_maths_only():
+    code = (
+        "import sys\n"
+        "import posviz.frames.clock_hands, posviz.frames.attention_cost\n"
+        "import posviz.frames.parameter_budget, posviz.frames.query_reach\n"
+        "print(sorted(m for m in ('panel', 'holoviews', 'bokeh', 'param', 'pandas')"
+        " if m in sys.modules))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"

@@ -1,0 +1,284 @@
+"""Tier 1 of the export: sliders answer from precomputed frames before Python is up.
+
+The test server holds back the Pyodide runtime, so the page stays a preview
+for as long as a test wants; then it lets go and the page goes live.
+"""
+
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.ui.browser import static_server
+from tests.ui.conftest import fingerprint, press_on_slider, slider_title, wait_for_plot
+
+pytestmark = pytest.mark.browser
+LIVE = 120_000
+READY = (
+    "() => document.body.dataset.posvizFrames && document.body.dataset.posvizFrames !== 'loading'"
+)
+PROBE = (Path(__file__).parent / "frames_probe.js").read_text("utf-8")
+TOPIC = "topic-positional-encoding.html"
+
+
+class Held:
+    """A static server of the site whose Pyodide files wait until ``release``."""
+
+    def __init__(self, site, extra=None):
+        self.event = threading.Event()
+        self.server = static_server(site, {"pyodide/*": lambda _: self.event, **(extra or {})})
+
+    def __enter__(self):
+        return self.server.__enter__()
+
+    def release(self):
+        self.event.set()
+
+    def __exit__(self, *exc):
+        self.event.set()
+        return self.server.__exit__(*exc)
+
+
+def open_preview(page, url):
+    page.goto(url)
+    page.wait_for_function(READY, timeout=60_000)
+    assert page.evaluate("document.body.dataset.posviz") == "loading"  # Python is held back
+
+
+def readout(page, index):
+    return page.locator(".posviz-figure").nth(index).locator(".posviz-readout").inner_text()
+
+
+def alternative(page, index):
+    return page.locator(".posviz-figure").nth(index).locator(".posviz-alt").inner_text()
+
+
+def test_a_slider_moved_on_the_preview_answers_by_keyboard_and_pointer(built_site, page, blocked):
+    with Held(built_site) as url:
+        open_preview(page, f"{url}/{TOPIC}")
+        assert page.evaluate("document.body.dataset.posvizFrames") == "ready"
+        # Keyboard: figure 710's pos, one step right.
+        before, said = fingerprint(page, "posviz-710-hands"), alternative(page, 1)
+        press_on_slider(page, 1, 0)
+        page.wait_for_function("() => location.search.includes('710.pos=13')")
+        assert fingerprint(page, "posviz-710-hands") != before
+        assert "pos = 13" in readout(page, 1)
+        assert "at pos 13 the hands read" in alternative(page, 1) and alternative(page, 1) != said
+        assert (
+            page.locator(".posviz-figure")
+            .nth(1)
+            .locator(".posviz-readout[aria-live=polite]")
+            .count()
+            == 1
+        )
+        # Pointer: a click far along figure 7256's k slider.
+        before = fingerprint(page, "posviz-7256-cost")
+        track = page.locator(".posviz-figure").nth(2).locator(".noUi-target").first
+        box = track.bounding_box()
+        page.mouse.click(box["x"] + box["width"] * 0.9, box["y"] + box["height"] / 2)
+        page.wait_for_function("() => /7256\\.k=\\d+/.test(location.search)")
+        k = int(slider_title(page, 2, 0).split(":")[1])
+        assert k > 20
+        assert fingerprint(page, "posviz-7256-cost") != before
+        assert f"k = {k}, m = 32" in readout(page, 2)
+        assert page.evaluate("document.body.dataset.posviz") == "loading"
+        assert blocked == [] and page.errors == []
+
+
+def test_a_value_set_on_the_preview_is_kept_when_python_takes_over(built_site, page, blocked):
+    held = Held(built_site)
+    with held as url:
+        open_preview(page, f"{url}/figure-710.html")
+        for _ in range(25):
+            press_on_slider(page, 0, 0)
+        page.wait_for_function("() => location.search === '?pos=37'")
+        assert slider_title(page, 0, 0) == "pos: 37"
+        preview = fingerprint(page, "posviz-710-hands")
+        held.release()
+        page.wait_for_function("() => document.body.dataset.posviz !== 'loading'", timeout=LIVE)
+        assert page.evaluate("document.body.dataset.posviz") == "live"
+        assert page.evaluate("Bokeh.documents.length") >= 1
+        wait_for_plot(page, "posviz-710-hands")
+        assert slider_title(page, 0, 0) == "pos: 37"
+        assert "pos = 37" in readout(page, 0)
+        assert fingerprint(page, "posviz-710-hands") == preview  # no jump back
+        assert "pos=37" in page.url
+        # Live now: Python answers the next step.
+        press_on_slider(page, 0, 0)
+        page.wait_for_function("() => location.search === '?pos=38'", timeout=30_000)
+        assert blocked == [] and page.errors == []
+
+
+def test_a_deep_link_with_a_frame_is_shown_at_paint(built_site, page):
+    with Held(built_site) as url:
+        open_preview(page, f"{url}/figure-710.html?pos=30")
+        assert page.evaluate("posvizFrames.state[710]") == "frame"
+        assert slider_title(page, 0, 0) == "pos: 30"
+        assert "pos = 30" in readout(page, 0)
+
+
+def test_two_sliders_moved_wait_for_python_with_a_visible_computing_state(built_site, page):
+    held = Held(built_site)
+    with held as url:
+        open_preview(page, f"{url}/figure-7256.html")
+        press_on_slider(page, 0, 0)
+        press_on_slider(page, 0, 1)  # k and m both moved: no frame holds it
+        page.wait_for_function("() => posvizFrames.state[7256] === 'computing'")
+        assert page.get_by_text("Computing…").first.is_visible()
+        hidden = page.evaluate(
+            "() => Bokeh.documents[0].get_model_by_name('posviz-7256-cost').renderers"
+            ".every(r => !r.visible)"
+        )
+        assert hidden  # no curve is drawn that does not match the sliders
+        held.release()
+        page.wait_for_function("() => document.body.dataset.posviz === 'live'", timeout=LIVE)
+        assert "k = 8, m = 33" in readout(page, 0)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        {"frames/710.json.gz": lambda _: None},  # missing
+        {"frames/710.bin.gz": lambda data: data[:-5] + b"xxxxx"},  # corrupt
+    ],
+    ids=["missing", "corrupt"],
+)
+def test_missing_or_corrupt_frames_say_computing_never_a_wrong_plot(built_site, page, damage):
+    held = Held(built_site, damage)
+    with held as url:
+        page.goto(f"{url}/figure-710.html")
+        page.wait_for_function(READY, timeout=60_000)
+        assert page.evaluate("document.body.dataset.posvizFrames") == "failed"
+        press_on_slider(page, 0, 0)
+        page.wait_for_function("() => posvizFrames.state[710] === 'computing'")
+        assert page.get_by_text("Computing…").first.is_visible()
+        assert page.evaluate(
+            "() => Bokeh.documents[0].get_model_by_name('posviz-710-dot').renderers"
+            ".every(r => !r.visible)"
+        )
+        held.release()
+        page.wait_for_function("() => document.body.dataset.posviz === 'live'", timeout=LIVE)
+        wait_for_plot(page, "posviz-710-hands")
+        assert "pos = 13" in readout(page, 0)
+
+
+# --- the page's frames give the models the Python step gives ----------------------
+
+MOVES = {
+    96: [("d_model", 1024), ("preset", "big"), ("vocab_size", 5000)],
+    710: [("pos", 77), ("d_model", 64)],
+    7256: [("k", 8), ("m", 100)],
+    4121: [("side", 10), ("scheme", "axial"), ("memory_side", 0)],
+}
+
+
+def python_state(figure, doc) -> dict:
+    """The probe's view of a Python document: named models and text panes."""
+    from bokeh.models import ColumnDataSource, LegendItem, Plot, Range1d, Span
+
+    prefix = figure.model_name("")
+    state = {}
+    for model in doc.models:
+        name = model.name or ""
+        if not name.startswith(prefix):
+            continue
+        if isinstance(model, ColumnDataSource):
+            for key, value in model.data.items():
+                state[f"{name} data.{key}"] = value
+        elif isinstance(model, Span):
+            state[f"{name} location"] = model.location
+        elif isinstance(model, LegendItem):
+            state[f"{name} label"] = model.label.value
+        elif isinstance(model, Plot):
+            state[f"{name} title.text"] = model.title.text
+            for axis in ("x_range", "y_range"):
+                rng = getattr(model, axis)
+                if isinstance(rng, Range1d):
+                    state[f"{name} {axis}.start"] = rng.start
+                    state[f"{name} {axis}.end"] = rng.end
+                else:
+                    state[f"{name} {axis}.factors"] = list(rng.factors)
+    for model in doc.models:
+        properties = model.properties()
+        if "css_classes" in properties:
+            for role in ("readout", "alt"):
+                if f"posviz-{role}" in model.css_classes:
+                    state[f"text {role}"] = model.text
+        if "text" in properties and "posviz-deeplink" in str(model.text):
+            state["text link"] = model.text
+    return state
+
+
+def same(js, py, where):
+    if isinstance(py, list) and py and isinstance(py[0], np.ndarray):  # an image column
+        assert len(js) == len(py), where
+        for got, want in zip(js, py, strict=True):
+            assert list(got["shape"]) == list(want.shape), where
+            np.testing.assert_allclose(got["flat"], want.ravel(), rtol=1e-12, atol=1e-12)
+        return
+    if isinstance(py, np.ndarray):
+        got = js["flat"] if isinstance(js, dict) else js
+        np.testing.assert_allclose(got, py.astype(float), rtol=1e-12, atol=1e-12, err_msg=where)
+        return
+    if isinstance(py, list) and py and isinstance(py[0], str) or isinstance(py, str):
+        assert js == py, where
+        return
+    if isinstance(py, list) and py and isinstance(py[0], np.ndarray) is False:
+        np.testing.assert_allclose(js, py, rtol=1e-12, atol=1e-12, err_msg=where)
+        return
+    assert js == pytest.approx(py, rel=1e-12, abs=1e-12), where
+
+
+@pytest.mark.parametrize("figure_id", sorted(MOVES))
+def test_frames_applied_in_the_page_give_the_models_the_python_step_gives(
+    built_site, page, figure_id
+):
+    import panel as pn
+    from bokeh.document import Document
+
+    from posviz.figures import FIGURES
+
+    figure = FIGURES[figure_id]()
+    doc = Document()
+    doc.add_root(pn.panel(figure).get_root(doc))
+    defaults = figure.values()
+    with Held(built_site) as url:
+        open_preview(page, f"{url}/figure-{figure_id}.html")
+        assert page.evaluate(f"posvizFrames.loaded[{figure_id}]") == "ready"
+        for name, value in [*MOVES[figure_id], (None, None)]:
+            if name is not None:
+                # As the widget would: the page's step runs on the widget's change.
+                page.evaluate(
+                    """([id, name, value]) => {
+                      const f = posvizFrames.figures[id];
+                      const s = f.index.sliders.find((x) => x.name === name);
+                      const w = f.models.widgets[name];
+                      if (s.kind === 'buttons') w.active = s.options.indexOf(value);
+                      else w.value = value;
+                    }""",
+                    [figure_id, name, value],
+                )
+                setattr(figure, name, value)
+            assert page.evaluate(f"posvizFrames.state[{figure_id}]") == "frame", (name, value)
+            js = page.evaluate(PROBE, [figure_id, figure.model_name("")])
+            py = python_state(figure, doc)
+            assert js.keys() == py.keys(), (name, value, set(js) ^ set(py))
+            for key in py:
+                same(js[key], py[key], f"{name}={value} {key}")
+            if name is not None:  # back to the opening state: each move is one slider's
+                page.evaluate(
+                    """([id, name, value]) => {
+                      const f = posvizFrames.figures[id];
+                      const s = f.index.sliders.find((x) => x.name === name);
+                      const w = f.models.widgets[name];
+                      if (s.kind === 'buttons') w.active = s.options.indexOf(value);
+                      else w.value = value;
+                    }""",
+                    [figure_id, name, defaults[name]],
+                )
+                for other in figure.sliders():
+                    if other not in figure.implied:
+                        setattr(figure, other, defaults[other])
+                if "preset" in defaults:
+                    figure.preset = defaults["preset"]
