@@ -112,9 +112,12 @@ def chromium():
             browser.close()
 
 
-def sealed_context(browser, blocked: list, init_scripts=()):
-    """A fresh profile (empty cache, own SharedWorkers); outside requests go to ``blocked``."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+def sealed_context(browser, blocked: list, init_scripts=(), **options):
+    """A fresh profile (empty cache, own SharedWorkers); outside requests go to ``blocked``.
+
+    ``options`` go to Playwright's ``new_context`` (``java_script_enabled=False``, a viewport).
+    """
+    context = browser.new_context(**{"viewport": {"width": 1280, "height": 900}, **options})
 
     def guard(route):
         url = route.request.url
