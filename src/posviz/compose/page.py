@@ -14,7 +14,9 @@ export (rendered by ``panel convert``); in the browser's worker only the roots
 matter, so the text is not rendered there.
 """
 
+import html
 import os
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -64,6 +66,11 @@ def markdown_parser():
 def markdown(text: str) -> Markup:
     """Content Markdown as HTML (raw HTML in it stays text)."""
     return Markup(markdown_parser().render(text))
+
+
+def plain_text(text: str) -> str:
+    """Content Markdown as one line of plain text (for ``<meta name="description">``)."""
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", markdown_parser().render(text))).split())
 
 
 @dataclass

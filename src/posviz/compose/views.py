@@ -14,7 +14,7 @@ from posviz import content, internals
 from posviz.compose import access
 from posviz.compose import routes as routing
 from posviz.compose.links import DeepLinks
-from posviz.compose.page import page_template
+from posviz.compose.page import page_template, plain_text
 from posviz.compose.routes import HOME, figure_order, figure_route, href, page_route, topic_route
 from posviz.compose.style import FIGURE_CSS, NOTICE_CSS, SITE_CSS, TEXT_CSS
 
@@ -308,7 +308,7 @@ def description(route) -> str:
         pages = routing.tagged(data)[route.key]
         return f"Pages tagged {route.key}: " + "; ".join(page.title for page in pages) + "."
     if route.kind == "figure":
-        return FIGURES[route.key].caption
+        return plain_text(FIGURES[route.key].caption)
     if route.kind == "gallery":
         return GALLERY_INTRO
     return HOME_INTRO
