@@ -100,9 +100,8 @@ def blocking_before_text(markup: str, site: Path) -> dict:
     return {"external_bytes": external, "inline_bytes": inline}
 
 
-def live_text(browser, url: str) -> list[str]:
-    blocked: list[str] = []
-    context = sealed_context(browser, blocked)
+def live_text(context, url: str) -> list[str]:
+    """The visible text of the page at ``url`` once live (the context's runtime is shared)."""
     page = context.new_page()
     page.goto(url)
     page.wait_for_function(
@@ -110,7 +109,7 @@ def live_text(browser, url: str) -> list[str]:
     )
     page.wait_for_timeout(500)  # let the page script settle its labels and live regions
     seen = page.evaluate(VISIBLE_TEXT_JS)
-    context.close()
+    page.close()
     return seen
 
 
@@ -155,11 +154,13 @@ def main():
         }
         for name, folder in sites.items():
             per_page = {}
+            blocked: list[str] = []
             with chromium() as browser:
+                context = sealed_context(browser, blocked)
                 for path in pages_of[name]:
                     markup = (folder / path).read_text("utf-8")
                     share, seen_chars = text_share(
-                        markup, live_text(browser, f"{bases[name]}/{path}")
+                        markup, live_text(context, f"{bases[name]}/{path}")
                     )
                     per_page[path] = {
                         "text_in_html": share,
