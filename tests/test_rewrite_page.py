@@ -16,11 +16,15 @@ PAGE = """<!DOCTYPE html>
 <html><head>
 <script type="text/javascript" src="https://cdn.bokeh.org/bokeh/release/bokeh-3.9.2.min.js"></script>
 <script type="text/javascript" src="https://cdn.bokeh.org/bokeh/release/bokeh-gl-3.9.2.min.js"></script>
+<script type="text/javascript" src="https://cdn.bokeh.org/bokeh/release/bokeh-mathjax-3.9.2.min.js"></script>
 </head>
 <body class="pn-loading">
 <script>
   const pyodideWorker = new Worker("./NAME.js");
-  pyodideWorker.onmessage = async (event) => { };
+  pyodideWorker.onmessage = async (event) => {
+    const root_ids = JSON.parse(msg.root_ids)
+    data_roots.sort((a, b) => a[0]<b[0] ? -1: 1)
+  };
 </script>
 </body></html>
 """
@@ -32,6 +36,8 @@ ANCHORS = [
     "pyodideWorker.onmessage = ",
     "</head>",
     "<script",
+    "const root_ids = JSON.parse(msg.root_ids)",
+    "data_roots.sort((a, b) => a[0]<b[0] ? -1: 1)",
 ]
 
 
@@ -49,6 +55,27 @@ def test_every_edit_lands():
     assert ".posviz-status" in html.split("</head>")[0]
     assert BUILD_PLACEHOLDER in html
     assert 'const ROUTE = "figure-96";' in html
+    assert "bokeh-mathjax-" not in html
+    # Live roots meet pre-rendered ones by creation order, on both sides.
+    assert html.index("const posvizIdOrder") < html.index("pyodideWorker.onmessage = ")
+    assert "JSON.parse(msg.root_ids).sort(posvizIdOrder)" in html
+    assert "data_roots.sort((a, b) => posvizIdOrder(a[0], b[0]))" in html
+
+
+def test_roots_are_ordered_by_the_number_in_their_id():
+    from posviz.build.export import ID_ORDER
+
+    script = (
+        ID_ORDER + "\nconsole.log(JSON.stringify(['p10000', 'p9999', 'p1002'].sort(posvizIdOrder)))"
+    )
+    import shutil
+    import subprocess
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    out = subprocess.run([node, "-e", script], capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == ["p1002", "p9999", "p10000"]
 
 
 @pytest.mark.parametrize("anchor", ANCHORS)

@@ -104,8 +104,21 @@ def test_a_really_rendered_page_with_an_outside_image_fails_the_scan(tmp_path: P
         timeout=300,
     )
     rendered = (out / "page-query-key-value.html").read_text("utf-8")
-    assert "evil.example/markdown.png" in rendered and "<img" not in rendered.split("<body")[1]
+    # The page's text is HTML now (compose/page.py): the Markdown image is a real
+    # <img>, which the scan finds; the raw tag stays text.
+    body = rendered.split("<body")[1]
+    assert '<img src="https://evil.example/markdown.png"' in body
+    assert '<img src="https://evil.example/raw.png"' not in body
+    assert "&lt;img src=&quot;" in body  # the raw tag, escaped: text
     urls = [finding.url for finding in scan(out)]
     assert "https://evil.example/markdown.png" in urls
     assert "https://evil.example/raw.png" not in urls
-    assert "&amp;amp;lt;img src=" in rendered  # the raw tag, escaped once more: text
+
+
+def test_a_canonical_link_is_not_a_fetch_but_a_stylesheet_is():
+    text = (
+        '<link rel="canonical" href="https://example.org/posviz/a.html">\n'
+        '<meta property="og:url" content="https://example.org/posviz/a.html">\n'
+        '<link rel="stylesheet" href="https://example.org/x.css">\n'
+    )
+    assert scan_text(text, ".html") == [(3, "https://example.org/x.css")]

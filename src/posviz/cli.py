@@ -36,6 +36,7 @@ def cmd_serve(args) -> int:
     if site is None:
         return 1
     from posviz.compose.entries import write_entries
+    from posviz.compose.page import STATIC_DIR, STYLESHEET
     from posviz.compose.routes import HOME, routes
 
     folder = entries_folder(args.port)
@@ -55,6 +56,9 @@ def cmd_serve(args) -> int:
         HOME,
         "--num-procs",
         "1",
+        # The pages' stylesheet, at the same relative URL as in the export.
+        "--static-dirs",
+        f"{STYLESHEET.split('/')[0]}={STATIC_DIR}",
     ]
     if args.show:
         command.append("--show")
@@ -109,7 +113,7 @@ def cmd_build(args) -> int:
         return 1
     from posviz.build.export import build
 
-    return build(Path(args.out), cdn=args.cdn)
+    return build(Path(args.out), cdn=args.cdn, base_url=args.base_url)
 
 
 def cmd_pyodide(args) -> int:
@@ -172,6 +176,11 @@ def parser() -> argparse.ArgumentParser:
     build.add_argument("--out", default="site")
     build.add_argument(
         "--cdn", action="store_true", help="small variant that loads the runtime from public CDNs"
+    )
+    build.add_argument(
+        "--base-url",
+        default=None,
+        help="the site's public URL: adds canonical links, Open Graph tags and sitemap.xml",
     )
     build.set_defaults(run=cmd_build)
 

@@ -132,9 +132,13 @@ def seal(context, blocked: list):
     return context
 
 
-def sealed_context(browser, blocked: list, init_scripts=()):
-    """A fresh profile (empty cache, own SharedWorkers); outside requests go to ``blocked``."""
-    context = seal(browser.new_context(viewport={"width": 1280, "height": 900}), blocked)
+def sealed_context(browser, blocked: list, init_scripts=(), **options):
+    """A fresh profile (empty cache, own SharedWorkers); outside requests go to ``blocked``.
+
+    ``options`` go to Playwright's ``new_context`` (``java_script_enabled=False``, a viewport).
+    """
+    viewport = {"viewport": {"width": 1280, "height": 900}}
+    context = seal(browser.new_context(**{**viewport, **options}), blocked)
     for script in init_scripts:
         context.add_init_script(script)
     return context

@@ -225,7 +225,7 @@ def test_dark_scheme_colours_the_page_and_the_plots(served, page):
         f"(n) => ({BACKGROUND_JS})(n) === {DARK['paper']!r}", arg="posviz-710-hands"
     )
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") == rgb(DARK["paper"])
-    heading = page.locator("h3", has_text="Clock hands")
+    heading = page.locator("h1", has_text="Clock hands")
     assert heading.evaluate("e => getComputedStyle(e).color") == rgb(DARK["ink"])
     # Back to light: the plots get their own colours again.
     page.emulate_media(color_scheme="light")

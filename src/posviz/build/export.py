@@ -23,10 +23,12 @@ import sys
 import tempfile
 import time
 import traceback
+import urllib.parse
 import uuid
 import zipfile
 from importlib import resources
 from pathlib import Path
+from xml.sax.saxutils import escape as xml_escape
 
 import bokeh
 import holoviews
@@ -35,6 +37,7 @@ import panel
 from posviz import __version__, content
 from posviz.build import bytecode, distribution, frames, pins, target, wheels
 from posviz.build.scan import scan
+from posviz.compose import page as page_model
 from posviz.compose.routes import Route, routes
 
 PYODIDE_DIR = "pyodide/"
@@ -205,6 +208,12 @@ STATUS_CSS = """<style>
 .posviz-status.posviz-error { background: #8a1c1c; border-radius: 8px; }
 </style>"""
 
+# Bokeh's simple ids are "p" and a counter: their numbers give the order of creation.
+ID_ORDER = (
+    "const posvizIdOrder = (a, b) => "
+    "Number(String(a).replace(/\\D/g, '')) - Number(String(b).replace(/\\D/g, ''));"
+)
+
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
@@ -231,9 +240,14 @@ def check_host_versions() -> None:
 # --- pages ---------------------------------------------------------------------
 
 
-def prerender(names: list[str], out: Path, cdn_root: str, processes: int = 2) -> None:
+def prerender(
+    names: list[str], out: Path, cdn_root: str, processes: int = 2, base_url: str | None = None
+) -> None:
     """Pre-render every route with `panel convert`, split over a few processes."""
     env = {**os.environ, "PYTHONHASHSEED": "0", "POSVIZ_EXPORT": "1", "PANEL_CDN_ROOT": cdn_root}
+    env.pop(page_model.BASE_URL_ENV, None)
+    if base_url:
+        env[page_model.BASE_URL_ENV] = base_url
     batches = [names[i::processes] for i in range(processes)]
     running = [
         subprocess.Popen(
@@ -306,6 +320,8 @@ def rewrite_page(html: str, name: str, cdn: bool) -> str:
                 f"{page}: the page panel {panel.__version__} wrote has no bokeh-gl script"
             )
         html = gl.sub("", html)
+        # Nor typesets LaTeX (see EXEMPT): Bokeh asks for the bundle when a text looks like TeX.
+        html = re.sub(r"<script[^>]*bokeh-mathjax-[^>]*></script>\n?", "", html)
     # Connect to Python before the browser parses BokehJS; messages wait in
     # posvizWorker.early until the page's handler exists (the loader replays them).
     connect = resources.files("posviz.build").joinpath("connect.js").read_text("utf-8")
@@ -328,6 +344,28 @@ def rewrite_page(html: str, name: str, cdn: bool) -> str:
     close = html.index("</script>", handler)
     html = html[:close] + loader + html[close:]
     html = edit(html, page, "</head>", f"{STATUS_CSS}\n</head>", first=True)
+    # The page's roots are islands in its text (compose/page.py): match the live
+    # roots to the pre-rendered ones by creation order (Bokeh's ids count up),
+    # not by comparing ids as strings (p9999 > p10000).
+    html = edit(
+        html,
+        page,
+        "data_roots.sort((a, b) => a[0]<b[0] ? -1: 1)",
+        "data_roots.sort((a, b) => posvizIdOrder(a[0], b[0]))",
+    )
+    html = edit(
+        html,
+        page,
+        "const root_ids = JSON.parse(msg.root_ids)",
+        "const root_ids = JSON.parse(msg.root_ids).sort(posvizIdOrder)",
+    )
+    html = edit(
+        html,
+        page,
+        "pyodideWorker.onmessage = ",
+        f"{ID_ORDER}\npyodideWorker.onmessage = ",
+        first=True,
+    )
     return stable_ids(html, name)
 
 
@@ -490,6 +528,42 @@ def write_worker(
         page.write_text(html, "utf-8")
 
 
+def copy_stylesheet(out: Path) -> None:
+    """The pages' one stylesheet (compose/static/site.css), where their links point."""
+    dest = out / page_model.STYLESHEET
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_bytes(page_model.STATIC_DIR.joinpath("site.css").read_bytes())
+
+
+def check_base_url(base_url: str) -> str:
+    """The public URL of the site, checked: http(s), a host, no query or fragment."""
+    parsed = urllib.parse.urlsplit(base_url)
+    if (
+        parsed.scheme not in ("http", "https")
+        or not parsed.netloc
+        or parsed.query
+        or parsed.fragment
+    ):
+        raise BuildError(
+            f"--base-url {base_url!r} is not an http(s) URL of a folder (https://host/path/)"
+        )
+    return base_url.rstrip("/") + "/"
+
+
+def sitemap(out: Path, found: list[Route], base_url: str) -> None:
+    """sitemap.xml: every page's public URL (only with --base-url)."""
+    urls = "".join(
+        f"  <url><loc>{xml_escape(page_model.absolute(route.name, base_url))}</loc></url>\n"
+        for route in found
+    )
+    (out / "sitemap.xml").write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        f"{urls}</urlset>\n",
+        "utf-8",
+    )
+
+
 def add_frames(out: Path, found: list[Route]) -> dict:
     """Tier 1: each figure's precomputed frames, and the script that applies them.
 
@@ -564,7 +638,7 @@ def _save(text: str) -> str:
         return f"nowhere: {error.strerror}"
 
 
-def build(out: Path, cdn: bool = False) -> int:
+def build(out: Path, cdn: bool = False, base_url: str | None = None) -> int:
     """Build the site into `out`; 0 on success, else 1 after one line on stderr."""
     started = time.monotonic()
     out = Path(os.path.abspath(out))
@@ -572,13 +646,15 @@ def build(out: Path, cdn: bool = False) -> int:
     try:
         target.check(out)
         check_host_versions()
+        if base_url is not None:
+            base_url = check_base_url(base_url)
         found = list(routes(content.load()))
         dist = distribution.assemble(packages=LOCK_PACKAGES)
         python = distribution.python_version(dist)
         with target.lock(out):
             target.recover(out)
             work = target.fresh(out)
-            make_site(work, found, dist, python, cdn)
+            make_site(work, found, dist, python, cdn, base_url)
             target.seal(work, posviz=__version__)
             target.swap(work, out)
             work = None
@@ -604,11 +680,16 @@ def build(out: Path, cdn: bool = False) -> int:
     return 0
 
 
-def make_site(out: Path, found: list[Route], dist: Path, python: str, cdn: bool) -> None:
+def make_site(
+    out: Path, found: list[Route], dist: Path, python: str, cdn: bool, base_url: str | None = None
+) -> None:
     """Write the whole site into the empty folder `out`, offline scan included."""
     cdn_root = "https://cdn.holoviz.org/panel/" if cdn else PANEL_CDN_ROOT
     log(f"converting {len(found)} dashboards")
-    prerender([route.name for route in found], out, cdn_root)
+    prerender([route.name for route in found], out, cdn_root, base_url=base_url)
+    copy_stylesheet(out)
+    if base_url:
+        sitemap(out, found, base_url)
     for route in found:
         page = out / f"{route.name}.html"
         page.write_text(rewrite_page(page.read_text("utf-8"), route.name, cdn), "utf-8")

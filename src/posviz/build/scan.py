@@ -4,7 +4,8 @@ Looks where browsers fetch: HTML ``src``/``href`` of scripts, styles, images
 and frames; CSS ``url()`` and ``@import``; JS ``importScripts``, ``fetch``,
 ``import`` and ``new Worker``/``new URL`` with absolute URLs; and, anywhere,
 the hosts that stock ``panel convert`` output loads from. Links a reader
-clicks (``<a href>``) and XML namespace strings are not fetches.
+clicks (``<a href>``), a page's canonical URL (``<link rel="canonical">``)
+and XML namespace strings are not fetches.
 
 A page's text is not in its HTML as markup: the pre-rendered Bokeh document
 sits in a ``<script type="application/json">`` block, where Panel's markup is
@@ -36,7 +37,7 @@ KNOWN_HOSTS = (
 HTML_FETCH = re.compile(
     r"<(?:script|img|iframe|source|audio|video|embed|track|input)\b[^>]*?\bsrc\s*=\s*[\"']?("
     + ABSOLUTE
-    + ")|<link\\b[^>]*?\\bhref\\s*=\\s*[\"']?("
+    + ")|<link\\b(?![^>]*\\brel\\s*=\\s*[\"']?canonical)[^>]*?\\bhref\\s*=\\s*[\"']?("
     + ABSOLUTE
     + ")",
     re.I,

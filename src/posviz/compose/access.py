@@ -54,9 +54,6 @@ if (!document.getElementById('posviz-page-css')) {
 const dark = window.matchMedia('(prefers-color-scheme: dark)');
 
 function fix(root) {
-  for (const main of root.querySelectorAll('.posviz-main:not([role])')) {
-    main.setAttribute('role', 'main');
-  }
   const title = root.querySelector('.bk-slider-title');
   for (const handle of root.querySelectorAll('.noUi-handle')) {
     if (title && !handle.hasAttribute('aria-label')) {
@@ -163,9 +160,9 @@ function schedule(root) {
 
 function postHeight() {
   if (window.parent === window) return;
-  // The page's own column, not the body: the body is as tall as the iframe, and
+  // The page's <main>, not the body: the body is as tall as the iframe, and
   // the status pill is fixed to the bottom of it; measuring them would feed back.
-  const main = document.querySelector('.posviz-main');
+  const main = document.querySelector('main');
   if (!main) return;
   const box = main.getBoundingClientRect();
   if (!box.height) return;

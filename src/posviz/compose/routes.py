@@ -75,6 +75,11 @@ def exported() -> bool:
     return sys.platform == "emscripten" or os.environ.get("POSVIZ_EXPORT") == "1"
 
 
+def in_browser() -> bool:
+    """True inside the reader's browser (the export's Python worker)."""
+    return sys.platform == "emscripten"
+
+
 def href(name: str, fragment: str | None = None) -> str:
     """A relative link to a route that works under ``posviz serve`` and in the export."""
     target = "./" if name == HOME else name

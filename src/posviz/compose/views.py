@@ -14,11 +14,17 @@ from posviz import content, internals
 from posviz.compose import access, memory
 from posviz.compose import routes as routing
 from posviz.compose.links import DeepLinks
+from posviz.compose.page import page_template, plain_text
 from posviz.compose.routes import HOME, figure_order, figure_route, href, page_route, topic_route
 from posviz.compose.style import FIGURE_CSS, NOTICE_CSS, SITE_CSS, TEXT_CSS
 
 log = logging.getLogger(__name__)
 WIDTH = 1100
+HOME_INTRO = (
+    "Live figures on how Transformers see position and how attention's "
+    "cost is tamed on images. Every figure recomputes as you move its sliders."
+)
+GALLERY_INTRO = "Every figure of the site, each live, with the page it comes from."
 
 # Section links (page-x#section-2) point into Panel's shadow roots, where the
 # browser's own fragment scrolling cannot see; find the target and scroll.
@@ -73,8 +79,13 @@ def link(label: str, name: str, fragment: str | None = None) -> str:
 
 
 def crumbs(*parts: str) -> pn.pane.HTML:
-    """The breadcrumb line: home › ``parts``."""
-    return raw('<div class="crumbs">' + " › ".join([link("posviz", HOME), *parts]) + "</div>")
+    """The breadcrumb line: home › ``parts`` (the page puts it in a ``<nav>``)."""
+    return raw(
+        '<nav class="crumbs" aria-label="Breadcrumb">'
+        + " › ".join([link("posviz", HOME), *parts])
+        + "</nav>",
+        css_classes=["posviz-crumbs"],
+    )
 
 
 def from_line(uses: list[content.FigureUse]) -> str:
@@ -86,10 +97,11 @@ def from_line(uses: list[content.FigureUse]) -> str:
     )
 
 
-def figure_block(figure, uses: list[content.FigureUse] = ()) -> pn.Column:
-    """A figure under its id and title, and, when it has ``uses``, where it lives."""
+def figure_block(figure, uses: list[content.FigureUse] = (), level: int = 3) -> pn.Column:
+    """A figure under its id and title (``<h{level}>``) and, given ``uses``, where it lives."""
     heading = (
-        f'<h3><span class="figure-id">{figure.figure_id}</span>{html.escape(figure.title)}</h3>'
+        f'<h{level}><span class="figure-id">{figure.figure_id}</span>'
+        f"{html.escape(figure.title)}</h{level}>"
     )
     parts = [raw(heading)]
     if uses:
@@ -111,7 +123,7 @@ def frame(links: DeepLinks, *objects) -> pn.Column:
         stylesheets=[SITE_CSS],
         sizing_mode="stretch_width",
         styles={"max-width": f"{WIDTH}px", "margin": "0 auto"},
-        css_classes=["posviz-main"],  # the page script makes it the main landmark
+        css_classes=["posviz-main"],  # composition only: the page (compose/page.py) splits it
     )
 
 
@@ -179,7 +191,7 @@ def figure_view(figure_id: int) -> pn.Column:
     """One figure alone, to embed; links take bare slider names (``pos=30``)."""
     figures = new_figures([figure_id])
     uses = library().uses_of(figure_id)
-    return frame(DeepLinks(figures, single=True), figure_block(figures[figure_id], uses))
+    return frame(DeepLinks(figures, single=True), figure_block(figures[figure_id], uses, level=1))
 
 
 def home_view() -> pn.Column:
@@ -204,8 +216,7 @@ def home_view() -> pn.Column:
     return frame(
         DeepLinks({}, single=False),
         raw(
-            "<h1>posviz</h1><p>Live figures on how Transformers see position and how attention's "
-            "cost is tamed on images. Every figure recomputes as you move its sliders.</p>"
+            f"<h1>posviz</h1><p>{html.escape(HOME_INTRO)}</p>"
             f"<h2>Topics</h2><ul>{topics}</ul><h2>Pages</h2><ul>{pages}</ul>"
             f"<h2>Figures</h2><ul>{figures}</ul>"
         ),
@@ -219,7 +230,8 @@ def gallery() -> pn.Column:
     return frame(
         DeepLinks(figures, single=False),
         crumbs("All figures"),
-        *[figure_block(figure, data.uses_of(fid)) for fid, figure in figures.items()],
+        raw("<h1>All figures</h1><p class='muted'>" + html.escape(GALLERY_INTRO) + "</p>"),
+        *[figure_block(figure, data.uses_of(fid), level=2) for fid, figure in figures.items()],
     )
 
 
@@ -283,6 +295,25 @@ def tag_view(tag: str) -> pn.Column:
     )
 
 
+def description(route) -> str:
+    """The page's one-line summary, for ``<meta name="description">`` and link previews."""
+    from posviz.figures import FIGURES
+
+    data = library()
+    if route.kind == "topic":
+        return data.topics[route.key].intro
+    if route.kind == "page":
+        return data.pages[route.key].summary
+    if route.kind == "tag":
+        pages = routing.tagged(data)[route.key]
+        return f"Pages tagged {route.key}: " + "; ".join(page.title for page in pages) + "."
+    if route.kind == "figure":
+        return plain_text(FIGURES[route.key].caption)
+    if route.kind == "gallery":
+        return GALLERY_INTRO
+    return HOME_INTRO
+
+
 def view(name: str):
     """The dashboard of the route called ``name``."""
     by_name = {route.name: route for route in routing.routes(library())}
@@ -314,9 +345,11 @@ def servable(name: str):
         numpy_only()  # the export's process is all posviz; keeps pandas out of the browser
     else:
         internals.send_frames_at_once()
+    kind, summary = "error", ""
     try:
         dashboard, route = view(name)
         title = f"{route.title} · posviz"
+        kind, summary = route.kind, description(route)
     except Exception as error:  # the reader gets a message, the log the traceback
         log.exception("could not build view %s", name)
         dashboard = pn.pane.HTML(
@@ -333,4 +366,4 @@ def servable(name: str):
 
         pn.state.curdoc.js_on_event("document_ready", CustomJS(code=SCROLL_TO_FRAGMENT))
         access.install(pn.state.curdoc)
-    return dashboard.servable(title=title)
+    return page_template(dashboard, name, kind, title, summary).servable(title=title)

@@ -1,0 +1,174 @@
+"""The page model: text first, figures as islands.
+
+A view (``views.py``) is still one Panel column of text panes and figure
+blocks. This module turns it into the page the reader gets: every heading,
+paragraph, link, caption and the figures' values at the page's state are
+plain HTML in ``templates/site.html``, styled by ``static/site.css``; each
+figure's widgets and plots (and the deep-link notice) are a Panel root of
+their own, a named root of a ``pn.Template`` embedded where the text puts it.
+Without JavaScript each figure shows its caption, text alternative, readout
+and "Show the numbers" table instead (a ``<noscript>`` block).
+
+The same template serves ``posviz serve`` (rendered by Panel's server) and the
+export (rendered by ``panel convert``); in the browser's worker only the roots
+matter, so the text is not rendered there.
+"""
+
+import html
+import os
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+
+import panel as pn
+from markupsafe import Markup
+
+from posviz.compose import layout, routes
+
+STYLESHEET = "posviz-static/site.css"  # relative: the same under serve and in the export
+STATIC_DIR = resources.files("posviz.compose").joinpath("static")
+BASE_URL_ENV = "POSVIZ_BASE_URL"  # set by `posviz build --base-url`
+NOSCRIPT_NOTE = "The live figure needs JavaScript; these are its values at this page's state."
+
+
+@cache
+def environment():
+    """The Jinja environment of the site's templates; everything is escaped unless Markup."""
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("posviz.compose", "templates"),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+@cache
+def markdown_parser():
+    """Markdown as Panel's Markdown pane renders it (raw HTML off)."""
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.deflist import deflist_plugin
+    from mdit_py_plugins.footnote import footnote_plugin
+    from mdit_py_plugins.tasklists import tasklists_plugin
+
+    return (
+        MarkdownIt("gfm-like", options_update={"html": False})
+        .enable("strikethrough")
+        .enable("table")
+        .use(deflist_plugin)
+        .use(footnote_plugin)
+        .use(tasklists_plugin)
+    )
+
+
+def markdown(text: str) -> Markup:
+    """Content Markdown as HTML (raw HTML in it stays text)."""
+    return Markup(markdown_parser().render(text))
+
+
+def plain_text(text: str) -> str:
+    """Content Markdown as one line of plain text (for ``<meta name="description">``)."""
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", markdown_parser().render(text))).split())
+
+
+@dataclass
+class Part:
+    """One piece of a page in reading order: HTML, a figure, or another Panel root."""
+
+    kind: str  # "html", "figure" or "root"
+    html: Markup = Markup("")
+    root: str = ""
+    figure: dict = field(default_factory=dict)
+
+
+def figure_text(figure) -> dict:
+    """What a figure says without JavaScript, at its current values."""
+    return {
+        "id": figure.figure_id,
+        "caption": markdown(figure.caption),
+        "describe": figure.describe(),
+        "readout": markdown(figure.readout()),
+        "values": [
+            (figure.param[name].label or name, getattr(figure, name)) for name in figure.sliders()
+        ],
+        "table": Markup(layout.numbers_html(figure)),
+        "deep_link": Markup(layout.deep_link(figure)),
+        "note": NOSCRIPT_NOTE,
+    }
+
+
+def html_of(pane) -> Markup:
+    """The markup of a text pane: HTML as posviz wrote it, Markdown rendered."""
+    if isinstance(pane, pn.pane.Markdown):
+        return markdown(str(pane.object))
+    return Markup(str(pane.object))  # posviz builds it from escaped content (views.raw)
+
+
+def split(dashboard, template: pn.Template, with_text: bool) -> tuple[list[Part], Markup]:
+    """The parts of a view's column in reading order, and its breadcrumbs.
+
+    Each figure and each other Panel object becomes a named root of
+    ``template``; text panes become HTML (skipped when ``with_text`` is false).
+    """
+    from posviz.figures.base import Figure
+
+    parts, crumbs = [], Markup("")
+    objects = dashboard.objects if isinstance(dashboard, pn.Column) else [dashboard]
+    for number, item in enumerate(objects):
+        classes = getattr(item, "css_classes", [])
+        if isinstance(item, pn.pane.HTML | pn.pane.Markdown) and "posviz-notice" not in classes:
+            if not with_text:
+                continue
+            if "posviz-crumbs" in classes:
+                crumbs = html_of(item)
+            else:
+                parts.append(Part("html", html=html_of(item)))
+        elif "posviz-figure-block" in classes:
+            # Panel holds a figure as the layout its __panel__ made; the page has
+            # the caption as text, so the island leaves it out.
+            *texts, island = item.objects
+            [figure] = [p.object for p in island.select(pn.Param) if isinstance(p.object, Figure)]
+            island.objects = [o for o in island.objects if "posviz-caption" not in o.css_classes]
+            name = f"figure-{figure.figure_id}"
+            template.add_panel(name, island)
+            texts = [html_of(o) for o in texts]
+            info = figure_text(figure) if with_text else {}
+            parts.append(Part("figure", root=name, html=Markup("").join(texts), figure=info))
+        else:
+            name = f"part-{number}"
+            template.add_panel(name, item)
+            parts.append(Part("root", root=name))
+    return parts, crumbs
+
+
+def absolute(route_name: str, base: str | None = None) -> str | None:
+    """The public URL of a route when the build was given one (``--base-url``)."""
+    base = (base or os.environ.get(BASE_URL_ENV, "")).strip()
+    if not base:
+        return None
+    return base.rstrip("/") + "/" + ("" if route_name == routes.HOME else f"{route_name}.html")
+
+
+def page_template(dashboard, route_name: str, kind: str, title: str, description: str):
+    """A ``pn.Template`` of the page: text as HTML, figures as named roots."""
+    # location: the template's Location root keeps the URL query and the sliders in step.
+    template = pn.Template(environment().get_template("site.html"), location=True)
+    with_text = not routes.in_browser()
+    parts, crumbs = split(dashboard, template, with_text)
+    canonical = absolute(route_name) if with_text else None
+    template.add_variable(
+        "posviz",
+        {
+            "kind": kind,
+            "title": title,
+            "description": description,
+            "canonical": canonical,
+            "crumbs": crumbs,
+            "parts": parts,
+            "named": [part.root for part in parts if part.root],
+            "stylesheet": STYLESHEET,
+        },
+    )
+    return template

@@ -1,0 +1,114 @@
+"""The page model (compose/page.py): head metadata, sitemap, and one stylesheet."""
+
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from posviz.build import export
+from posviz.compose import page, routes, style
+from posviz.content import load
+
+BASE = "https://example.org/posviz/"
+
+
+class Head(HTMLParser):
+    """The <meta> and <link> tags of a page, by name/property and rel."""
+
+    def __init__(self):
+        super().__init__()
+        self.meta, self.links = {}, {}
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "meta":
+            self.meta[attrs.get("name") or attrs.get("property")] = attrs.get("content")
+        elif tag == "link":
+            self.links[attrs["rel"]] = attrs["href"]
+
+
+def prerendered(out: Path, names: list[str], base_url: str | None) -> dict[str, Head]:
+    env = {**os.environ, "POSVIZ_EXPORT": "1", "PYTHONHASHSEED": "0", "PANEL_CDN_ROOT": "./"}
+    env.pop(page.BASE_URL_ENV, None)
+    if base_url:
+        env[page.BASE_URL_ENV] = base_url
+    subprocess.run(
+        [sys.executable, "-m", "posviz.build.prerender", str(out), *names],
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    heads = {}
+    for name in names:
+        heads[name] = Head()
+        heads[name].feed((out / f"{name}.html").read_text("utf-8"))
+    return heads
+
+
+@pytest.fixture(scope="module")
+def heads(tmp_path_factory):
+    names = ["index", "page-query-key-value"]
+    return (
+        prerendered(tmp_path_factory.mktemp("with"), names, BASE),
+        prerendered(tmp_path_factory.mktemp("without"), names, None),
+    )
+
+
+def test_base_url_gives_canonical_and_open_graph_from_the_content(heads):
+    with_base, without = heads
+    qkv = load().pages["query-key-value"]
+    head = with_base["page-query-key-value"]
+    assert head.links["canonical"] == f"{BASE}page-query-key-value.html"
+    assert head.meta["og:url"] == head.links["canonical"]
+    assert head.meta["og:title"] == f"{qkv.title} · posviz"
+    assert head.meta["og:description"] == head.meta["description"] == qkv.summary
+    assert with_base["index"].links["canonical"] == BASE
+    # Without --base-url: the description, and no URL the build cannot know.
+    plain = without["page-query-key-value"]
+    assert plain.meta["description"] == qkv.summary
+    assert "canonical" not in plain.links and "og:url" not in plain.meta
+    assert plain.links["stylesheet"] == page.STYLESHEET
+
+
+def test_sitemap_lists_every_route_at_its_public_url(tmp_path):
+    found = routes.routes(load())
+    export.sitemap(tmp_path, found, BASE)
+    tree = ET.parse(tmp_path / "sitemap.xml")
+    space = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+    locs = [loc.text for loc in tree.getroot().findall("s:url/s:loc", space)]
+    assert locs == [BASE if r.name == routes.HOME else f"{BASE}{r.name}.html" for r in found]
+
+
+@pytest.mark.parametrize(
+    "bad", ["example.org/posviz", "ftp://example.org/", "https:///x", "https://e.org/?q=1"]
+)
+def test_a_base_url_that_is_not_a_public_folder_is_refused(bad):
+    with pytest.raises(export.BuildError, match="--base-url"):
+        export.check_base_url(bad)
+    assert export.check_base_url("https://e.org/site") == "https://e.org/site/"
+
+
+def test_the_stylesheet_uses_the_sites_colours_in_light_and_dark():
+    css = page.STATIC_DIR.joinpath("site.css").read_text("utf-8")
+    light, dark = css.split("@media (prefers-color-scheme: dark)", 1)
+    for colours, text in ((style.LIGHT, light), (style.DARK, dark.split("}")[0])):
+        found = dict(re.findall(r"--pv-([a-z]+):\s*(#[0-9a-f]{6})", text))
+        assert found == colours
+
+
+def test_the_template_escapes_what_it_is_given():
+    """Titles and descriptions are text: markup in them reaches the page escaped."""
+    template = page.environment().get_template("site.html")
+    rendered = template.render(
+        title="<b>t</b>",
+        roots=[],
+        posviz={"description": '"><script>x</script>', "parts": [], "named": []},
+    )
+    assert "<b>t</b>" not in rendered and "&lt;b&gt;t&lt;/b&gt;" in rendered
+    assert "<script>x</script>" not in rendered
