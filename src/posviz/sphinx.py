@@ -25,7 +25,6 @@ This module is shipped in the wheel the browser installs, so Sphinx (and
 Panel) are imported only inside functions.
 """
 
-import html
 import shutil
 from pathlib import Path
 
@@ -38,6 +37,7 @@ from posviz.embed import (
     embed_script,
     figure_query,
 )
+
 
 class _AnyOption(dict):
     """Every option name is accepted here; each value is checked in the directive's run.
