@@ -226,7 +226,8 @@ def figure_frames(cls) -> tuple[dict, bytes]:
                 "values": values,
                 "bounds": bounds,
                 "models": by_part[encoded],
-                "text": {role: pool.string(t) for role, t in texts(figure, models).items()},
+                # Roles in a fixed order: the pool of strings, so the file, is then the same every build.
+                "text": {role: pool.string(t) for role, t in sorted(texts(figure, models).items())},
             }
         )
     for asked, key in aliases.items():
