@@ -53,3 +53,17 @@ def test_block_sliders_come_and_go_with_their_scheme(served, page, blocked):
     assert tab_order(page) == SHARED + TWO_D
     page.screenshot(path="/tmp/posviz-4121-block-2d.png", full_page=True)
     assert blocked == [] and page.errors == []
+
+
+def test_block_sliders_come_and_go_in_the_export(static_site, page, blocked):
+    from tests.ui.test_export import open_live
+
+    open_live(page, f"{static_site}/figure-4121.html?scheme=block-1d&memory_length=0")
+    page.get_by_text("1D: memory before l_m: 0").wait_for()  # the link, applied once live
+    assert not page.get_by_text("2D: block height h_q").first.is_visible()
+    page.get_by_role("button", name="2D block").click()
+    page.locator(".noUi-handle[aria-label='2D: block height h_q']").wait_for(state="visible")
+    page.locator(".noUi-handle[aria-label='1D: memory before l_m']").wait_for(state="hidden")
+    page.get_by_role("button", name="1D block").click()
+    page.get_by_text("1D: memory before l_m: 0").wait_for()  # kept while hidden
+    assert blocked == [] and page.errors == []
