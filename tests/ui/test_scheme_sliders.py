@@ -44,7 +44,7 @@ def test_block_sliders_come_and_go_with_their_scheme(served, page, blocked):
     page.locator(".noUi-handle[aria-label='1D: query block l_q']").wait_for(state="visible")
     assert tab_order(page) == SHARED + ONE_D
     # The link's value was kept while hidden: block of 4, 16 before it, 20 pixels.
-    assert page.get_by_text("1D: query block l_q: 4").is_visible()
+    page.get_by_text("1D: query block l_q: 4").wait_for()
     page.get_by_text("reach: 20 pixels after one layer").wait_for()
     assert "query_length=4" in page.url and "scheme=block-1d" in page.url
 
