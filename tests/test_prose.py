@@ -297,7 +297,7 @@ def test_curves_cross_at_k_squared_over_two():
         r"cross: at S = k²/2 = (\d+\.\d)\.",
     )
     assert (ck, cm, cside) == (k, m, side)
-    assert "From S = 2 up to that point" in caption(7256) and "beyond it the window does" in (
+    assert "Between S = 2 and that point" in caption(7256) and "beyond it the window does" in (
         caption(7256)
     )
     entries = AttentionCost(k=int(k), m=int(m)).entries(FINE_SIDES)

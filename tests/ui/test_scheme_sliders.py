@@ -44,7 +44,7 @@ def test_block_sliders_come_and_go_with_their_scheme(served, page, blocked):
     page.locator(".noUi-handle[aria-label='1D: query block l_q']").wait_for(state="visible")
     assert tab_order(page) == SHARED + ONE_D
     # The link's value was kept while hidden: block of 4, 16 before it, 20 pixels.
-    assert page.get_by_text("1D: query block l_q: 4").is_visible()
+    page.get_by_text("1D: query block l_q: 4").wait_for()
     page.get_by_text("reach: 20 pixels after one layer").wait_for()
     assert "query_length=4" in page.url and "scheme=block-1d" in page.url
 
@@ -52,4 +52,18 @@ def test_block_sliders_come_and_go_with_their_scheme(served, page, blocked):
     page.locator(".noUi-handle[aria-label='2D: block height h_q']").wait_for(state="visible")
     assert tab_order(page) == SHARED + TWO_D
     page.screenshot(path="/tmp/posviz-4121-block-2d.png", full_page=True)
+    assert blocked == [] and page.errors == []
+
+
+def test_block_sliders_come_and_go_in_the_export(static_site, page, blocked):
+    from tests.ui.test_export import open_live
+
+    open_live(page, f"{static_site}/figure-4121.html?scheme=block-1d&memory_length=0")
+    page.get_by_text("1D: memory before l_m: 0").wait_for()  # the link, applied once live
+    assert not page.get_by_text("2D: block height h_q").first.is_visible()
+    page.get_by_role("button", name="2D block").click()
+    page.locator(".noUi-handle[aria-label='2D: block height h_q']").wait_for(state="visible")
+    page.locator(".noUi-handle[aria-label='1D: memory before l_m']").wait_for(state="hidden")
+    page.get_by_role("button", name="1D block").click()
+    page.get_by_text("1D: memory before l_m: 0").wait_for()  # kept while hidden
     assert blocked == [] and page.errors == []

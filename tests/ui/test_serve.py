@@ -113,9 +113,9 @@ def test_schemes_are_named_buttons_and_links_name_them(served, page, blocked):
     buttons = page.locator(".posviz-figure .bk-btn-group").first.locator("button")
     assert buttons.all_inner_texts() == ["global", "local 7×7", "1D block", "2D block", "axial"]
     assert "bk-active" in buttons.nth(4).get_attribute("class")
-    assert page.get_by_text("scheme axial · query at row 8").is_visible()
+    page.get_by_text("scheme axial · query at row 8").wait_for()  # the readout follows the link
     buttons.nth(3).click()
     wait_for_change(page, "posviz-4121-layers1", before)
     page.wait_for_function("() => window.location.search.includes('scheme=block-2d')")
-    assert page.get_by_text("scheme 2D block · query at row 8").is_visible()
+    page.get_by_text("scheme 2D block · query at row 8").wait_for()
     assert blocked == [] and page.errors == []

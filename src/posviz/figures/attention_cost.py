@@ -20,7 +20,7 @@ class AttentionCost(Figure):
     title = "What one attention layer costs on an image"
     caption = (
         "Start at the defaults, k = 7 and m = 32, and find where the two lower curves cross: at"
-        " S = k²/2 = 24.5. From S = 2 up to that point the image is narrower than the span, so "
+        " S = k²/2 = 24.5. Between S = 2 and that point the image is narrower than the span, so "
         "an axial layer costs 2·S³ and comes out cheaper; beyond it the window does. Past the "
         "dotted line at S = k and the dashed line at S = m nothing is clipped, both curves grow"
         " as S² and they run parallel, a constant factor k²/(2m) apart: try k = 8, where k² = "

@@ -20,9 +20,9 @@ class ClockHands(Figure):
     caption = (
         "Try this first: drag *pos* and watch the right-hand panel, which does not move. It "
         "plots the dot product of the encoding at *pos* with the encoding k steps later, and "
-        "pos has dropped out of that product. Two lines draw it and coincide: the solid one "
+        "*pos* has dropped out of that product. Two lines draw it and coincide: the solid one "
         "multiplies the two encoding vectors entry by entry and adds up, the dashed one adds "
-        "cos(ωᵢ·k) over the hands without ever looking at pos. At k = 0 the curve starts at "
+        "cos(ωᵢ·k) over the hands without ever looking at *pos*. At k = 0 the curve starts at "
         "d_model/2, the value of PE(pos)·PE(pos). On the left, four hands i (the sine "
         "dimensions 2i) against position, with *pos* as a dotted line. Hand 0, with ω₀ = 1, "
         "is back at its start after 2π ≈ 6.28 positions; each hand after it needs longer."
