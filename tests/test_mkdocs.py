@@ -130,3 +130,41 @@ def test_mkdocs_finds_the_plugin_by_its_entry_point():
 
     plugin = get_plugins()["posviz"].load()
     assert plugin.__name__ == "PosvizPlugin" and plugin.__module__ == "posviz.mkdocs"
+
+
+def test_without_a_site_the_plugin_builds_one_once_and_removes_it_at_shutdown(
+    tmp_path, monkeypatch, caplog
+):
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort
+
+    from posviz.build import export
+
+    built, codes = [], iter([0, 1])
+
+    def fake_build(out):  # `posviz build` takes a minute; what matters is where and how often
+        built.append(out)
+        fake_site(out)
+        return next(codes)
+
+    monkeypatch.setattr(export, "build", fake_build)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text("::: posviz-figure 710\n", "utf-8")
+    (tmp_path / "mkdocs.yml").write_text("site_name: t\nplugins: [posviz]\n", "utf-8")
+    config = load_config(str(tmp_path / "mkdocs.yml"), site_dir=str(tmp_path / "out"))
+    config.plugins.on_startup(command="serve", dirty=False)
+    for _ in range(2):  # `mkdocs serve` rebuilds on every edit: one posviz build for all
+        build(config)
+        assert (tmp_path / "out" / "_posviz" / "figure-710.html").is_file()
+    assert len(built) == 1
+    config.plugins.on_shutdown()
+    assert not built[0].parent.exists()
+
+    # A posviz build that fails stops the docs build, naming where it built.
+    config = load_config(str(tmp_path / "mkdocs.yml"), site_dir=str(tmp_path / "out"))
+    config.plugins.on_startup(command="build", dirty=False)
+    with pytest.raises(Abort):
+        build(config)
+    assert f"posviz build into {built[1]} failed; see its output above" in caplog.text
+    assert len(built) == 2 and not built[1].parent.exists()

@@ -196,6 +196,7 @@ def _plugin_class():
 
                 out = Path(tempfile.mkdtemp(prefix="posviz-mkdocs-")) / "site"
                 if build(out) != 0:
+                    shutil.rmtree(out.parent, ignore_errors=True)
                     raise PluginError(f"posviz build into {out} failed; see its output above")
                 self.built = out
             return self.built

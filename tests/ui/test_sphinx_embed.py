@@ -6,6 +6,7 @@ import threading
 
 import pytest
 
+from tests.support.embedded import assert_not_clipped, live_frames
 from tests.test_sphinx import INDEX, NESTED, SECOND, build_docs
 from tests.ui.conftest import slider_title
 
@@ -49,37 +50,6 @@ def other_builder_docs(request, built_site, tmp_path_factory):
     server = serve_docs(built_site, tmp_path_factory.mktemp(request.param), request.param)
     yield request.param, f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
-
-
-def live_frames(page, count: int):
-    page.wait_for_function(
-        f"() => document.querySelectorAll('iframe[data-posviz-embed]').length === {count}"
-    )
-    frames = []
-    for index in range(count):
-        element = page.locator("iframe[data-posviz-embed]").nth(index)
-        element.scroll_into_view_if_needed()
-        frame = element.element_handle().content_frame()
-        frame.wait_for_function(
-            "() => document.body && document.body.dataset.posviz === 'live'", timeout=180_000
-        )
-        frames.append((element, frame))
-    return frames
-
-
-def assert_not_clipped(page, element):
-    # The page inside reports its height and the iframe takes it: nothing is cut off.
-    page.wait_for_function(
-        "(e) => e.dataset.posvizHeight !== undefined", arg=element.element_handle()
-    )
-    frame = element.element_handle().content_frame()
-    content = frame.evaluate(
-        "() => Math.max(...[...document.body.children].map("
-        "c => c.getBoundingClientRect().bottom + window.scrollY))"
-    )
-    box = element.bounding_box()
-    assert box["height"] >= content, (box, content)
-    assert frame.evaluate("document.documentElement.scrollHeight <= window.innerHeight + 1")
 
 
 def test_two_page_sphinx_project_goes_live_offline(docs, page, blocked):
