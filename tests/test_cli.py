@@ -70,6 +70,7 @@ def test_serve_refuses_an_auth_module_of_its_own(monkeypatch, repo, capsys):
         ("127.0.0.1.evil.example", False),
         ("[::1", False),
         ("", False),
+        ("evil.example@localhost:5006", False),
     ],
 )
 def test_the_host_check_answers_only_local_and_allowed_names(host, answered):
@@ -150,3 +151,32 @@ def test_pyodide_failure_is_one_line(monkeypatch, capsys):
     assert capsys.readouterr().err == (
         "posviz pyodide: failed: fetching pyodide@0.27.7 from npm: 'npm' is not installed\n"
     )
+
+
+def test_the_host_check_reads_what_serve_allows_and_refuses_with_403(monkeypatch):
+    import importlib
+    import json
+    from types import SimpleNamespace
+
+    from tornado.web import HTTPError
+
+    from posviz.compose import hosts
+
+    given = hosts.settings("0.0.0.0", ["docs.example:8443"])
+    monkeypatch.setenv(hosts.ENV, json.dumps(given))
+    module = importlib.reload(hosts)
+    try:
+
+        def asked_as(host):
+            return SimpleNamespace(request=SimpleNamespace(host=host))
+
+        assert module.NAMES == {"localhost", "127.0.0.1", "::1"}  # 0.0.0.0 is no name
+        assert module.get_user(asked_as("docs.example:8443")) == "reader"
+        assert module.get_user(asked_as("localhost:5006")) == "reader"
+        assert module.get_user(asked_as("evil.example:5006")) is None
+        with pytest.raises(HTTPError) as refused:
+            module.get_login_url(asked_as("evil.example:5006"))
+        assert refused.value.status_code == 403
+    finally:
+        monkeypatch.delenv(hosts.ENV)
+        importlib.reload(hosts)

@@ -35,6 +35,8 @@ def allowed(host: str, names: frozenset[str], patterns: list[str]) -> bool:
     """
     from bokeh.server.util import check_allowlist
 
+    if not host or any(c in host for c in "@/\\?#") or not host.isascii():
+        return False  # no browser sends these in a Host; urlsplit would read past them
     try:
         name = urlsplit(f"//{host}").hostname
     except ValueError:
