@@ -19,12 +19,68 @@ def repo(monkeypatch, tmp_path):
     return tmp_path
 
 
-def run_serve(monkeypatch, *args):
+def run_serve(monkeypatch, *args, env=None):
     calls = []
-    monkeypatch.setattr(os, "execve", lambda path, command, env: calls.append(command))
+    monkeypatch.setattr(os, "execve", lambda path, command, given: calls.append((command, given)))
     cli.main(["serve", *args])
-    (command,) = calls
+    ((command, given),) = calls
+    if env is not None:
+        env.update(given)
     return command
+
+
+def test_serve_checks_the_host_and_allows_what_it_is_told(monkeypatch, repo):
+    import json
+
+    from posviz.compose import hosts
+
+    env = {}
+    command = run_serve(
+        monkeypatch, "--port", "5997", "--allow-websocket-origin", "docs.example:443", env=env
+    )
+    assert env["BOKEH_AUTH_MODULE"] == hosts.__file__
+    assert json.loads(env[hosts.ENV]) == {
+        "names": ["127.0.0.1", "::1", "localhost"],
+        "patterns": ["docs.example:443"],
+    }
+    origins = [command[i + 1] for i, arg in enumerate(command) if arg == "--allow-websocket-origin"]
+    assert origins == ["localhost:5997", "127.0.0.1:5997", "docs.example:443"]
+    assert "BOKEH_AUTH_MODULE" not in os.environ  # only the server's environment
+
+
+def test_serve_refuses_an_auth_module_of_its_own(monkeypatch, repo, capsys):
+    monkeypatch.setattr(os, "execve", lambda *args: pytest.fail("served anyway"))
+    assert cli.main(["serve", "--", "--auth-module", "mine.py"]) == 2
+    assert "--auth-module is posviz's own (its Host check)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "host, answered",
+    [
+        ("localhost:5006", True),
+        ("LOCALHOST:5006", True),
+        ("127.0.0.1:5006", True),
+        ("[::1]:5006", True),
+        ("localhost", True),
+        ("192.168.1.5:5006", True),  # the --address served on
+        ("docs.example", True),  # allowed, port 80 as in Bokeh's allowlist
+        ("docs.example:8080", False),
+        ("evil.example:5006", False),
+        ("localhost.evil.example:5006", False),
+        ("127.0.0.1.evil.example", False),
+        ("[::1", False),
+        ("", False),
+        ("evil.example@localhost:5006", False),
+    ],
+)
+def test_the_host_check_answers_only_local_and_allowed_names(host, answered):
+    from bokeh.server.util import create_hosts_allowlist
+
+    from posviz.compose import hosts
+
+    given = hosts.settings("192.168.1.5", ["docs.example"])
+    patterns = create_hosts_allowlist(given["patterns"], None)
+    assert hosts.allowed(host, frozenset(given["names"]), patterns) is answered
 
 
 def test_serve_passes_every_route_and_the_home_index(monkeypatch, repo):
@@ -95,3 +151,32 @@ def test_pyodide_failure_is_one_line(monkeypatch, capsys):
     assert capsys.readouterr().err == (
         "posviz pyodide: failed: fetching pyodide@0.27.7 from npm: 'npm' is not installed\n"
     )
+
+
+def test_the_host_check_reads_what_serve_allows_and_refuses_with_403(monkeypatch):
+    import importlib
+    import json
+    from types import SimpleNamespace
+
+    from tornado.web import HTTPError
+
+    from posviz.compose import hosts
+
+    given = hosts.settings("0.0.0.0", ["docs.example:8443"])
+    monkeypatch.setenv(hosts.ENV, json.dumps(given))
+    module = importlib.reload(hosts)
+    try:
+
+        def asked_as(host):
+            return SimpleNamespace(request=SimpleNamespace(host=host))
+
+        assert module.NAMES == {"localhost", "127.0.0.1", "::1"}  # 0.0.0.0 is no name
+        assert module.get_user(asked_as("docs.example:8443")) == "reader"
+        assert module.get_user(asked_as("localhost:5006")) == "reader"
+        assert module.get_user(asked_as("evil.example:5006")) is None
+        with pytest.raises(HTTPError) as refused:
+            module.get_login_url(asked_as("evil.example:5006"))
+        assert refused.value.status_code == 403
+    finally:
+        monkeypatch.delenv(hosts.ENV)
+        importlib.reload(hosts)

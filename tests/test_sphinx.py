@@ -131,7 +131,6 @@ def test_directive_writes_a_lazy_titled_iframe_with_the_deep_link(tmp_path):
     assert (tmp_path / "out" / "_posviz" / "figure-710.html").read_text() == "<p>figure</p>"
 
 
-@pytest.mark.parametrize("strict", [True, False], ids=["-W", "no -W"])
 @pytest.mark.parametrize(
     "directive, message",
     [
@@ -172,11 +171,12 @@ def test_directive_writes_a_lazy_titled_iframe_with_the_deep_link(tmp_path):
         ),
     ],
 )
-def test_a_bad_directive_fails_the_build_naming_file_and_line(tmp_path, directive, message, strict):
+def test_a_bad_directive_fails_the_build_naming_file_and_line(tmp_path, directive, message):
     site = fake_site(tmp_path / "site")
     page = f"Title\n=====\n\n{directive}\n"
+    # Without -W: an error fails the build on its own (with -W, every warning does).
     code, warnings = build_docs(
-        tmp_path / "src", tmp_path / "out", site, {"index.rst": page}, strict=strict
+        tmp_path / "src", tmp_path / "out", site, {"index.rst": page}, strict=False
     )
     assert code != 0, warnings
     assert "index.rst:4" in warnings, warnings

@@ -1,6 +1,7 @@
 """`posviz serve | check | build | pyodide | new`: the maintainers' commands."""
 
 import argparse
+import json
 import os
 import shutil
 import sys
@@ -35,10 +36,18 @@ def cmd_serve(args) -> int:
     site = check_content()
     if site is None:
         return 1
+    from posviz.compose import hosts
     from posviz.compose.entries import write_entries
     from posviz.compose.page import STATIC_DIR, STYLESHEET
     from posviz.compose.routes import HOME, routes
 
+    if any(arg.split("=", 1)[0] == "--auth-module" for arg in args.panel_args):
+        print(
+            "posviz serve: --auth-module is posviz's own (its Host check); "
+            "allow a host with --allow-websocket-origin HOST:PORT",
+            file=sys.stderr,
+        )
+        return 2
     folder = entries_folder(args.port)
     watched = sorted(content.default_root().rglob("*.md")) if args.dev else []
     scripts = write_entries(routes(site), folder, watch=watched)
@@ -60,6 +69,17 @@ def cmd_serve(args) -> int:
         "--static-dirs",
         f"{STYLESHEET.split('/')[0]}={STATIC_DIR}",
     ]
+    for origin in [
+        f"localhost:{args.port}",
+        f"127.0.0.1:{args.port}",
+        *args.allow_websocket_origin,
+    ]:
+        command += ["--allow-websocket-origin", origin]
+    env = {
+        **os.environ,
+        "BOKEH_AUTH_MODULE": hosts.__file__,  # Bokeh's --auth-module: the Host check
+        hosts.ENV: json.dumps(hosts.settings(args.address, args.allow_websocket_origin)),
+    }
     if args.show:
         command.append("--show")
     if args.dev:
@@ -69,7 +89,7 @@ def cmd_serve(args) -> int:
         f"posviz: serving {len(scripts)} dashboards at http://{args.address}:{args.port}/",
         flush=True,
     )
-    return run_panel(command)
+    return run_panel(command, env)
 
 
 def entries_folder(port: int) -> Path:
@@ -93,8 +113,8 @@ def entries_folder(port: int) -> Path:
     return folder
 
 
-def run_panel(command: list[str]) -> int:
-    """Become `panel serve`, so that a signal to posviz reaches the server itself.
+def run_panel(command: list[str], env: dict[str, str]) -> int:
+    """Become `panel serve` in environment `env`, so that a signal to posviz reaches the server.
 
     The server allocates through glibc's malloc rather than CPython's arenas
     (``PYTHONMALLOC=malloc``): an arena stays mapped while one small object in
@@ -103,7 +123,7 @@ def run_panel(command: list[str]) -> int:
     closed sessions.
     """
     sys.stdout.flush()
-    os.execve(command[0], command, {**os.environ, "PYTHONMALLOC": "malloc"})
+    os.execve(command[0], command, {**env, "PYTHONMALLOC": "malloc"})
     return 1  # not reached
 
 
@@ -155,6 +175,14 @@ def parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="serve every dashboard with panel serve")
     serve.add_argument("--port", type=int, default=5006)
     serve.add_argument("--address", default="localhost")
+    serve.add_argument(
+        "--allow-websocket-origin",
+        action="append",
+        default=[],
+        metavar="HOST[:PORT]",
+        help="also answer pages and websockets for this Host (repeatable; as in panel serve). "
+        "By default only localhost names and --address are served, against DNS rebinding",
+    )
     serve.add_argument("--show", action="store_true", help="open a browser")
     serve.add_argument(
         "--dev", action="store_true", help="reload when code or content changes (for maintainers)"

@@ -3,5 +3,6 @@
 The only layer that knows about layouts and URLs: ``views`` builds each
 route's dashboard, ``routes`` names the routes, ``links`` keeps slider values
 in the URL, ``entries`` writes the scripts that ``panel serve`` and
-``panel convert`` run, and ``style`` holds the stylesheets.
+``panel convert`` run, ``style`` holds the stylesheets, and ``hosts`` is the
+Host check of ``posviz serve``.
 """
