@@ -220,7 +220,7 @@ def test_the_fifth_figure_steps_by_its_frame_to_what_a_fresh_plot_draws(fifth_fi
     from posviz.figures import FIGURES
 
     squares = FIGURES[5]
-    assert squares is fifth_figure("posviz.figures.squares").Squares
+    assert squares is fifth_figure("posviz.figures.squares")[0].Squares
     figure = squares()
     doc = Document()
     doc.add_root(pn.panel(figure).get_root(doc))

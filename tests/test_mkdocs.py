@@ -6,6 +6,7 @@ from importlib import resources
 
 import pytest
 
+from posviz.embed import MAX_HEIGHT
 from posviz.mkdocs import EmbedError, expand
 from tests.support.mkdocs_project import PAGES, build_docs, fake_site
 
@@ -32,9 +33,11 @@ def test_mkdocs_build_writes_a_lazy_titled_iframe_with_the_deep_link(tmp_path):
     assert 'src="../../_posviz/figure-7256.html?k=12&amp;m=20"' in second
     assert '<script src="../../assets/posviz-embed.js"' in second
     assert '<script src="assets/posviz-embed.js"' in index
-    # One sizing script for Sphinx and MkDocs: the package's embed.js, byte for byte.
+    # One sizing script for Sphinx and MkDocs: the package's embed.js, its bound filled in.
     shipped = resources.files("posviz").joinpath("embed.js").read_text("utf-8")
-    assert (out / "assets" / "posviz-embed.js").read_text("utf-8") == shipped
+    written = (out / "assets" / "posviz-embed.js").read_text("utf-8")
+    assert written == shipped.replace("MAX_HEIGHT", str(MAX_HEIGHT))
+    assert "MAX_HEIGHT" not in written and f", {MAX_HEIGHT})" in written
     assert (out / "_posviz" / "figure-710.html").read_text() == "<p>figure</p>"
 
 
