@@ -157,6 +157,7 @@ def test_hello_again_on_one_connection_orphans_no_document(static_site, context)
     for _ in range(15):
         page.evaluate("posvizWorker.postMessage({type: 'hello', route: 'figure-96'})")
     assert "said hello twice" in failure(page)
+    answers(page, BARS)  # Python still serves the page its one document
     # A page that joins later sees every document Python holds: its own and the first's.
     later = new_page(context)
     later.goto(f"{static_site}/figure-710.html")

@@ -111,8 +111,9 @@ function sizeOf(value, limit) {
 }
 
 // A file of the site, checked against the sha256 the build wrote; a failure
-// names the file.
-async function fetchChecked(path, expected) {
+// names the file. Its bytes, or with ``keep`` the unread response itself (a
+// fetched response keeps its URL, so the browser can cache compiled wasm).
+async function fetchChecked(path, expected, keep = false) {
   let response;
   try {
     response = await fetch(here(path));
@@ -121,43 +122,48 @@ async function fetchChecked(path, expected) {
   }
   if (response.status === 404) throw new Error(`${path} is missing from the site (HTTP 404)`);
   if (!response.ok) throw new Error(`${path} could not be fetched (HTTP ${response.status})`);
-  const bytes = await response.arrayBuffer();
+  const bytes = await (keep ? response.clone() : response).arrayBuffer();
   const actual = await sha256(bytes);
   if (actual !== expected) {
     throw new Error(`${path} is corrupt: its sha256 is ${actual}, the build wrote ${expected}`);
   }
-  return bytes;
+  return keep ? response : bytes;
 }
 
 // Fetching costs no CPU: it starts as soon as the worker does. Pyodide's own
 // files too: it would wait forever for a missing wasm, and fail on a missing
 // stdlib or lock with a message that names neither.
 const fetched = SITE.wheels.map(({path, sha256: expected}) => fetchChecked(path, expected));
-const core = new Map(SITE.core.map(({name, sha256: expected}) =>
-  [here(SITE.pyodide + name), fetchChecked(SITE.pyodide + name, expected)]));
+const SCRIPTS = ["pyodide.js", "pyodide.asm.js"]; // run with importScripts, from their bytes
+const core = new Map(SITE.core.map(({name, sha256: expected}) => [
+  here(SITE.pyodide + name), fetchChecked(SITE.pyodide + name, expected, !SCRIPTS.includes(name))]));
 [...fetched, ...core.values()].forEach((promise) => promise.catch(() => {})); // reported by boot()
 
 // Pyodide fetches its files itself: hand it the checked bytes instead.
 async function loadCheckedPyodide(options) {
-  const files = new Map();
-  for (const [url, promise] of core) files.set(url, await promise);
-  const script = (name) => {
+  // The first file to fail is the one named.
+  const files = new Map(await Promise.all([...core].map(async ([url, file]) => [url, await file])));
+  const run = (name) => {
     const bytes = files.get(here(SITE.pyodide + name));
-    if (!bytes) return here(SITE.pyodide + name);
-    return URL.createObjectURL(new Blob([bytes], {type: "text/javascript"}));
+    if (!bytes) return importScripts(here(SITE.pyodide + name));
+    const url = URL.createObjectURL(new Blob([bytes], {type: "text/javascript"}));
+    try {
+      importScripts(url);
+    } finally {
+      URL.revokeObjectURL(url);
+    }
   };
-  importScripts(script("pyodide.js"));
+  run("pyodide.js");
   // Defines _createPyodideModule, so that Pyodide loads no pyodide.asm.js of its own.
-  if (files.size) importScripts(script("pyodide.asm.js"));
+  if (files.size) run("pyodide.asm.js");
   const original = self.fetch;
   self.fetch = (input, init) => {
     const url = new URL(typeof input === "object" && "url" in input ? input.url : input,
                         self.location.href).href;
-    const bytes = files.get(url);
-    if (!bytes) return original(input, init);
+    const response = files.get(url);
+    if (!(response instanceof Response)) return original(input, init);
     files.delete(url);
-    const type = url.endsWith(".wasm") ? "application/wasm" : "application/octet-stream";
-    return Promise.resolve(new Response(bytes, {headers: {"Content-Type": type}}));
+    return Promise.resolve(response);
   };
   try {
     return await loadPyodide(options);
