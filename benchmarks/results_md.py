@@ -370,6 +370,36 @@ def render(folder: Path) -> str:
                 "",
                 "Baseline notes: " + (" ".join(notes) if isinstance(notes, list) else str(notes)),
             ]
+    if "engines" in results:
+        measured = results["engines"]
+        load_ = measured.get("load_average", {})
+        lines += [
+            "",
+            "## Three engines: cold topic ÷ that engine's own floor (median of rounds)",
+            "",
+            f"Measured {measured['machine']['date']}, load average"
+            f" {load_.get('before', '?')} before and {load_.get('after', '?')} after"
+            " (1-minute, 5-minute, 15-minute; 2 cores). Floor: the bare page that starts the"
+            " site's Pyodide and imports numpy; topic: until a keyboard step on its first slider"
+            " redrew the plot. Both from the page's own clock, each round on a new origin.",
+            "",
+        ]
+        rows = [
+            [
+                name,
+                e["version"],
+                e["rounds"],
+                e["topic_over_floor"],
+                e["floor_ms"]["median"],
+                e["topic_ms"]["median"],
+                e["blocked_requests"],
+            ]
+            for name, e in measured["engines"].items()
+        ]
+        lines += rows_table(
+            ["engine", "version", "rounds", "topic ÷ floor", "floor ms", "topic ms", "blocked"],
+            rows,
+        )
     notes = folder.parent / "notes.md"
     if notes.exists():
         lines += ["", notes.read_text().rstrip()]

@@ -18,6 +18,7 @@ ORDER = [
     "slider_latency",
     "server_load",
     "baseline",
+    "engines",
 ]
 
 

@@ -417,14 +417,29 @@ class WebKitPage(Page):
         super().__init__(engine)
         self.driver = driver
         self.handle = handle
+        self.framed = None  # (width, height) when the window cannot be that narrow
 
     def _here(self):
         if self.driver.current_window_handle != self.handle:
             self.driver.switch_to.window(self.handle)
+            if self.framed:
+                self.driver.switch_to.frame(0)
         return self.driver
 
     def goto(self, url: str):
-        self._here().get(url)
+        driver = self._here()
+        if not self.framed:
+            driver.get(url)
+            return
+        # MiniBrowser's window has a least width (447 px here): a narrower viewport
+        # is an iframe of that size at the window's top left, and the page is its.
+        width, height = self.framed
+        driver.switch_to.default_content()
+        driver.get(
+            "data:text/html,<body style='margin:0'><iframe style='border:0;"
+            f"width:{width}px;height:{height}px' src='{url}'></iframe></body>"
+        )
+        driver.switch_to.frame(0)
 
     def _evaluate(self, expression: str):
         answer = self._here().execute_async_script(
@@ -465,6 +480,10 @@ class WebKitPage(Page):
         driver.set_window_size(width, height)
         inner = driver.execute_script("return [innerWidth, innerHeight]")
         driver.set_window_size(2 * width - inner[0], 2 * height - inner[1])
+        inner = driver.execute_script("return [innerWidth, innerHeight]")
+        if inner[0] != width:
+            self.framed = (width, height)
+            driver.set_window_size(max(800, width + 100), height + 100)
 
     def screenshot(self, path: Path):
         self._here().save_screenshot(str(path))

@@ -34,6 +34,11 @@
     return bar && bar.isConnected ? bar.innerText : null;
   },
 
+  statusHas(text) {
+    const status = this.status();
+    return status && status.includes(text) ? status : null;
+  },
+
   // Per renderer of the named plot, per column: length and sum. It changes
   // whenever the plotted data does (the newest document first: an exported page
   // keeps its pre-rendered one around).

@@ -1,0 +1,119 @@
+"""Benchmark: the cold topic in each engine, as a ratio to that engine's own floor.
+
+Per engine (Chromium, Firefox, WebKitGTK; tests/ui/engines.py drives them) and
+per round, each on a new loopback port, so with a cold cache and no runtime:
+
+- floor: the bare page that starts the site's own Pyodide and imports numpy
+  (benchmarks/runtime.py's FLOOR_PAGE), ms from navigation start;
+- topic: the topic page until a keyboard step on its first slider has redrawn
+  the plot, ms from navigation start (the in-page clock, as for the floor).
+
+Both times come from the page's own clock, so the driver's round trips count
+in neither. Reported: the median over rounds of topic ÷ floor, per engine.
+"""
+
+import argparse
+import statistics
+import sys
+import time
+
+from common import ROOT, built_site, site_folder, static_server, summary, table, write
+from runtime import FLOOR_PAGE, TOPIC
+
+sys.path.insert(0, str(ROOT))
+from tests.ui.engines import ENGINES, start  # noqa: E402
+
+LIVE = 240.0
+PLOT = "posviz-96-bars"  # the topic's first figure
+
+
+def floor_ms(engine, site) -> float:
+    with static_server(site, {"bench-floor.html": lambda _: FLOOR_PAGE.encode()}) as base:
+        page = engine.page()
+        page.goto(f"{base}/bench-floor.html")
+        value = page.wait_for("() => window.floorMs", timeout=LIVE, what="the floor page")
+        page.close()
+    return value
+
+
+def topic_ms(engine, site) -> float:
+    with static_server(site) as base:
+        page = engine.page()
+        page.goto(f"{base}/{TOPIC}")
+        state = page.wait_probe("settled", timeout=LIVE)
+        if state != "live":
+            raise RuntimeError(f"{engine.name}: the topic did not go live: {page.probe('status')}")
+        before = page.wait_probe("fingerprint", PLOT)
+        page.probe("focus", 0, 0)
+        page.press("ArrowRight")
+        page.wait_probe("changed", PLOT, before)
+        value = page.evaluate("() => performance.now()")
+        page.close()
+    return value
+
+
+def measure(name: str, site, rounds: int) -> dict:
+    started = time.perf_counter()
+    engine = start(name)
+    runs = []
+    try:
+        for _ in range(rounds):
+            floor = floor_ms(engine, site)
+            topic = topic_ms(engine, site)
+            runs.append({"floor_ms": round(floor), "topic_ms": round(topic)})
+            print(f"  {name}: floor {floor:.0f} ms, topic {topic:.0f} ms", flush=True)
+        blocked = engine.site_blocked()
+    finally:
+        engine.close()
+    return {
+        "version": engine.version,
+        "rounds": rounds,
+        "topic_over_floor": round(
+            statistics.median(r["topic_ms"] / r["floor_ms"] for r in runs), 2
+        ),
+        "floor_ms": summary([r["floor_ms"] for r in runs]),
+        "topic_ms": summary([r["topic_ms"] for r in runs]),
+        "runs": runs,
+        "blocked_requests": len(blocked),
+        "wall_s": round(time.perf_counter() - started),
+    }
+
+
+def load_average() -> str:
+    return " ".join(open("/proc/loadavg").read().split()[:3])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--engine", action="append", choices=ENGINES, help="default: all three")
+    parser.add_argument("--site", type=site_folder, help="a built export (default: build one)")
+    args = parser.parse_args()
+    site = args.site or built_site()
+    load_before = load_average()
+    results = {name: measure(name, site, args.rounds) for name in args.engine or ENGINES}
+    load = {"before": load_before, "after": load_average()}
+    rows = [
+        [
+            name,
+            r["version"],
+            r["rounds"],
+            r["topic_over_floor"],
+            r["floor_ms"]["median"],
+            r["topic_ms"]["median"],
+            r["blocked_requests"],
+        ]
+        for name, r in results.items()
+    ]
+    print(
+        table(
+            f"Cold topic ÷ floor, per engine (load average {load['before']} → {load['after']})",
+            ["engine", "version", "rounds", "topic ÷ floor", "floor ms", "topic ms", "blocked"],
+            rows,
+        )
+    )
+    write("engines", {"load_average": load, "engines": results})
+
+
+if __name__ == "__main__":
+    main()
