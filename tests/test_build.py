@@ -126,6 +126,7 @@ def test_posviz_wheel_carries_the_content_but_not_the_build(built_site):
     assert "posviz/_content/topics/positional-encoding.md" in names
     assert "posviz/figures/clock_hands.py" in names
     assert not any(name.startswith("posviz/build/") for name in names)
+    assert not any(name.startswith("posviz/templates/") for name in names)  # posviz new's
 
 
 def test_wheels_carry_bytecode_compiled_by_pyodide(built_site):

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import posviz.figures
 from posviz import content, scaffold
 from posviz.cli import main
 from posviz.figures import FIGURES, figure_ids
@@ -16,6 +17,14 @@ from posviz.figures.base import CAPTION_MIN_CHARS, Figure
 
 CONTENT = Path(__file__).resolve().parents[1] / "content"
 FREE_ID = max(figure_ids()) + 1
+# A page slug and a figure class name nothing uses yet, whatever was added.
+PAGES, FIGURE_FILES = CONTENT / "pages", Path(posviz.figures.__file__).parent
+FREE_SLUG = next(
+    f"scaffold-page-{n}" for n in range(100) if not (PAGES / f"scaffold-page-{n}.md").exists()
+)
+FREE_NAME = next(
+    f"ScaffoldProbe{n}" for n in range(100) if not (FIGURE_FILES / f"scaffold_probe{n}.py").exists()
+)
 
 
 @pytest.fixture
@@ -40,14 +49,14 @@ def refused(capsys, *argv) -> str:
 def test_a_new_page_is_valid_and_carries_its_slug_and_title(site_copy, capsys):
     assert (
         main(
-            ["new", "page", "clocks-on-a-grid", "--title", "Clocks: on a grid"]
+            ["new", "page", FREE_SLUG, "--title", "Clocks: on a grid"]
             + ["--content", str(site_copy)]
         )
         == 0
     )
-    path = site_copy / "pages" / "clocks-on-a-grid.md"
+    path = site_copy / "pages" / f"{FREE_SLUG}.md"
     assert f"wrote {path}" in capsys.readouterr().out
-    page = content.load(site_copy).pages["clocks-on-a-grid"]
+    page = content.load(site_copy).pages[FREE_SLUG]
     assert (page.title, page.kind, page.path) == ("Clocks: on a grid", "Read", path)
     assert page.sections and page.summary
     assert main(["check", "--content", str(site_copy)]) == 0
@@ -79,8 +88,8 @@ def test_a_new_page_refuses_a_word_that_is_not_a_slug(site_copy, capsys, slug):
     "title", ['He said "hi": #1 & more', "[not a list]", "yes", "  spaced   out "]
 )
 def test_any_title_is_written_as_text_and_read_back_as_written(site_copy, title):
-    path = scaffold.new_page("odd-title", title, site_copy)
-    assert content.load(site_copy).pages["odd-title"].title == " ".join(title.split())
+    path = scaffold.new_page(FREE_SLUG, title, site_copy)
+    assert content.load(site_copy).pages[FREE_SLUG].title == " ".join(title.split())
     assert path.is_file()
 
 
@@ -121,10 +130,10 @@ def test_a_new_figure_module_passes_lint_as_written(tmp_path):
 
 def test_a_new_figure_refuses_an_id_that_is_taken(tmp_path, capsys):
     taken = next(iter(FIGURES))
-    err = refused(capsys, "figure", "SlopeLines", "--id", str(taken))
+    err = refused(capsys, "figure", FREE_NAME, "--id", str(taken))
     assert f"figure id {taken} is taken" in err
     with pytest.raises(scaffold.ScaffoldError, match=f"figure id {taken} is taken"):
-        scaffold.new_figure("SlopeLines", taken, folder=tmp_path)
+        scaffold.new_figure(FREE_NAME, taken, folder=tmp_path)
     assert list(tmp_path.iterdir()) == []
 
 

@@ -89,7 +89,7 @@ def test_self_attention_tag_page_lists_pages_figures_and_topic(site):
     assert route.kind == "tag"
     assert live_figures(layout) == []
     carrying = routing.tagged(site)["Self-attention"]
-    shown = [fid for page in carrying for fid in page.figures]  # one per placement
+    shown = list(dict.fromkeys(fid for page in carrying for fid in page.figures))  # each once
     head = plain(section_head(layout))
     assert "Self-attention" in head
     assert f"{len(carrying)} pages carry this tag; {len(shown)} figures appear on them." in head

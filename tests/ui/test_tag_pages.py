@@ -23,7 +23,7 @@ def follow_chip(page, base: str, suffix: str):
     page.locator("h1", has_text="Efficient attention").wait_for()
     # Whatever else carries the tag, in reading order; the seed's page and figures among them.
     carrying = tagged(load())["Efficient attention"]
-    shown = [fid for p in carrying for fid in p.figures]  # one per placement
+    shown = list(dict.fromkeys(fid for p in carrying for fid in p.figures))  # each once
     pages = page.locator("ul.tagged-pages a").all_inner_texts()
     assert pages == [p.title for p in carrying] and PIXELS in pages
     figures = page.locator("ul.tagged-figures li > a").all_inner_texts()

@@ -30,6 +30,7 @@ class NewFigure(Figure):
         """The line y = slope · x."""
         x = np.arange(0, 11)
         return hv.Curve((x, self.slope * x), "x", "y").opts(
+            framewise=True,  # the axes follow the slope
             hooks=[name_plot(f"posviz-{self.figure_id}-line")],
             **QUIET,
         )
