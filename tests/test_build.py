@@ -274,3 +274,25 @@ def test_a_corrupt_cached_bytecode_wheel_is_detected_and_compiled_again(
     assert len(calls) == 2 and report["compiled_now"] == [wheel.name]
     assert third.read_bytes() == good
     assert "does not match the sha256 recorded when it was made" in capsys.readouterr().err
+
+
+def test_frames_are_listed_with_their_sha256_within_the_budget(built_site):
+    import hashlib
+
+    from posviz.build.frames import BUDGET
+
+    manifest = json.loads((built_site / "site.json").read_text())
+    listed = manifest["frames"]
+    assert set(listed) == {"96", "710", "4121", "7256"}
+    total = 0
+    for files in listed.values():
+        for file in files.values():
+            data = (built_site / file["path"]).read_bytes()
+            assert hashlib.sha256(data).hexdigest() == file["sha256"]
+            assert len(data) == file["bytes"]
+            total += len(data)
+    assert 0 < total <= BUDGET
+    # Every page that shows a figure carries the script and its frames' settings.
+    for page in manifest["pages"]:
+        html = (built_site / page["path"]).read_text("utf-8")
+        assert ('src="posviz-frames.js"' in html) == bool(page["figures"]), page["path"]
