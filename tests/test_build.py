@@ -341,3 +341,27 @@ def test_the_pins_cover_every_compiled_wheel_the_site_ships(built_site):
         if not wheel.name.startswith("posviz-")
     }
     assert shipped == pins.PINS["bytecode"]["wheels"]
+
+
+def test_frames_are_listed_with_their_sha256_within_the_budget(built_site):
+    import hashlib
+
+    from posviz.build.frames import BUDGET
+
+    manifest = json.loads((built_site / "site.json").read_text())
+    listed = manifest["frames"]
+    from posviz.figures import FIGURES
+
+    assert set(listed) == {str(figure_id) for figure_id in FIGURES}
+    total = 0
+    for files in listed.values():
+        for file in files.values():
+            data = (built_site / file["path"]).read_bytes()
+            assert hashlib.sha256(data).hexdigest() == file["sha256"]
+            assert len(data) == file["bytes"]
+            total += len(data)
+    assert 0 < total <= BUDGET
+    # Every page that shows a figure carries the script and its frames' settings.
+    for page in manifest["pages"]:
+        html = (built_site / page["path"]).read_text("utf-8")
+        assert ('src="posviz-frames.js"' in html) == bool(page["figures"]), page["path"]

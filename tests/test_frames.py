@@ -169,3 +169,54 @@ def test_frames_import_numpy_and_the_maths_only():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+def decoded(pool, value):
+    """A value the pool encoded, read back from its bytes as the page reads it."""
+    if isinstance(value, dict) and "$" in value:
+        offset, length, dtype, shape = pool.columns[value["$"]]
+        array = np.frombuffer(
+            bytes(pool.blob),
+            dtype={"u1": "u1", "i4": "<i4", "f8": "<f8"}[dtype],
+            count=length,
+            offset=offset,
+        )
+        return array.astype(float).reshape(shape)
+    if isinstance(value, dict):
+        return {k: decoded(pool, v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [decoded(pool, v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("figure_id", sorted(FIGURES))
+def test_the_exports_frame_files_hold_each_frame_exactly(figure_id):
+    from posviz.build.frames import Pool
+
+    cls = FIGURES[figure_id]
+    pool = Pool()
+    for values in states(cls)[:8]:
+        figure = cls(**{k: v for k, v in values.items()})
+        frame = figure.frame()
+        back = decoded(pool, pool.encode(frame))
+        for key, changes in frame.items():
+            for path, value in changes.items():
+                if path != "data":
+                    assert back[key][path] == value, (key, path)
+                    continue
+                for column, want in value.items():
+                    got = back[key]["data"][column]
+                    if isinstance(want, list) and want and isinstance(want[0], str):
+                        assert got == want
+                    elif isinstance(want, list):  # an image column
+                        for a, b in zip(got, want, strict=True):
+                            np.testing.assert_array_equal(a, b)
+                    else:
+                        np.testing.assert_array_equal(got, np.asarray(want, dtype=float))
+    # Each distinct array is stored once.
+    assert len(pool.columns) == len(
+        {
+            (c[2], bytes(pool.blob[c[0] : c[0] + c[1] * {"u1": 1, "i4": 4, "f8": 8}[c[2]]]))
+            for c in pool.columns
+        }
+    )

@@ -58,6 +58,8 @@
     return seen;
   }
 
+  // A Bokeh plot (a legend entry has renderers too, but no title).
+  const isPlot = (model) => Boolean(model.properties.renderers && model.properties.title);
   const hasClass = (model, css) =>
     model.properties.css_classes && (model.css_classes || []).includes(css);
 
@@ -70,9 +72,7 @@
     for (const model of models) {
       const name = model.properties.name ? model.name : null;
       if (name && name.startsWith(index.prefix)) found.named[name] = model;
-      if (model.properties.renderers && model.properties.title && name && name.startsWith(index.prefix)) {
-        found.plots.push(model);
-      }
+      if (name && name.startsWith(index.prefix) && isPlot(model)) found.plots.push(model);
       if (hasClass(model, "posviz-readout")) found.text.readout = model;
       if (hasClass(model, "posviz-alt")) found.text.alt = model;
       if (hasClass(model, "posviz-numbers")) found.text.numbers = model;
@@ -227,9 +227,9 @@
   function showComputing(figure) {
     showPlots(figure, false);
     figure.text = null;
-    const note = escapeHtml(`<p>${COMPUTING}</p>`);
-    for (const role of ["readout", "alt"]) {
-      if (figure.models.text[role]) figure.models.text[role].text = note;
+    const notes = {readout: `<p>${COMPUTING}</p>`, alt: `<p class="posviz-sr">${COMPUTING}</p>`};
+    for (const [role, note] of Object.entries(notes)) {
+      if (figure.models.text[role]) figure.models.text[role].text = escapeHtml(note);
     }
     showNumbers(figure);
     api.state[figure.id] = "computing";
@@ -337,22 +337,19 @@
     }
   }
 
-  // Figures whose frames failed still answer: with "Computing…", until Python.
-  function bare(id, doc) {
-    const root = doc.get_model_by_name(`figure-${id}`);
-    if (!root) return null;
-    const figure = {id: Number(id), index: {prefix: `posviz-${id}-`, sliders: []}, saved: new Map()};
-    figure.models = {named: {}, plots: [], text: {}, widgets: {}, toggle: null};
-    for (const model of subtree(root)) {
-      const name = model.properties.name ? model.name : null;
-      if (name && name.startsWith(figure.index.prefix) && model.properties.renderers) figure.models.plots.push(model);
-      if (hasClass(model, "posviz-readout")) figure.models.text.readout = model;
-      if (hasClass(model, "posviz-alt")) figure.models.text.alt = model;
-      const property = model.properties.active || (model.properties.start && model.properties.value);
-      if (property && !hasClass(model, "posviz-numbers-toggle")) {
-        property.change.connect(() => { if (!live()) showComputing(figure); });
-      }
+  // A figure whose frames failed still keeps what the reader sets (URL, Python),
+  // and says "Computing…" until Python takes over.
+  function bare(id, files, doc) {
+    const index = {figure: Number(id), prefix: files.prefix, sliders: files.sliders, frames: null};
+    const figure = {id: Number(id), index, saved: new Map(), applying: false, text: null};
+    try {
+      figure.models = findModels(doc, index);
+    } catch (error) {
+      console.error("posviz frames:", error);
+      return null;
     }
+    figure.values = {};
+    for (const slider of index.sliders) figure.values[slider.name] = widgetValue(figure, slider);
     return figure;
   }
 
@@ -368,8 +365,12 @@
       const result = results[n];
       if (!result) {
         failed += 1;
-        const figure = bare(id, doc);
-        if (figure) api.figures[id] = figure;
+        const figure = bare(id, CONFIG.figures[id], doc);
+        if (figure) {
+          api.figures[id] = figure;
+          listen(figure);
+          if (linked(figure)) showComputing(figure);  // a deep link no frame can show
+        }
         return;
       }
       const figure = {id: Number(id), ...result, saved: new Map(), applying: false, text: null};

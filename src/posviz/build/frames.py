@@ -256,7 +256,7 @@ def write_frames(out: Path, figure_ids) -> dict:
 
     folder = out / FRAME_DIR
     folder.mkdir(parents=True, exist_ok=True)
-    listed = {}
+    listed: dict = {}
     for figure_id in sorted(figure_ids):
         index, blob = figure_frames(FIGURES[figure_id])
         text = json.dumps(index, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
@@ -279,10 +279,22 @@ def write_frames(out: Path, figure_ids) -> dict:
 
 
 def page_config(route, listed: dict) -> str:
-    """The page's frames settings, as the JSON of a data script element."""
-    config = {
-        "single": route.kind == "figure",
-        "figures": {str(fid): listed[str(fid)] for fid in route.figures if str(fid) in listed},
-    }
+    """The page's frames settings, as the JSON of a data script element.
+
+    Each figure's files, and its sliders: without its frames (missing, corrupt)
+    the page still knows which widget is which, so a value the reader sets goes
+    into the URL and to Python.
+    """
+    from posviz.figures import FIGURES
+
+    config = {"single": route.kind == "figure", "figures": {}}
+    for fid in route.figures:
+        if str(fid) in listed:
+            figure = FIGURES[fid]()
+            config["figures"][str(fid)] = {
+                **listed[str(fid)],
+                "prefix": figure.model_name(""),
+                "sliders": sliders_of(figure),
+            }
     text = json.dumps(config, separators=(",", ":")).replace("<", "\\u003c")
     return f'<script type="application/json" id="posviz-frames">{text}</script>'
