@@ -18,6 +18,7 @@ ORDER = [
     "slider_latency",
     "server_load",
     "baseline",
+    "text_first",  # alone: --site before=DIR --site after=DIR for the before/after ratios
 ]
 
 
