@@ -21,7 +21,7 @@ def repo(monkeypatch, tmp_path):
 
 def run_serve(monkeypatch, *args):
     calls = []
-    monkeypatch.setattr(os, "execv", lambda path, command: calls.append(command))
+    monkeypatch.setattr(os, "execve", lambda path, command, env: calls.append(command))
     cli.main(["serve", *args])
     (command,) = calls
     return command

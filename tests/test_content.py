@@ -152,10 +152,10 @@ def test_reading_order_follows_prerequisites_through_pages_not_listed(site):
     assert [page.slug for page in site.reading_order(topic)] == [QKV, BEFORE, AIAYN, PIXELS]
 
 
-def test_home_of_a_figure_is_the_section_that_shows_it(site):
-    use = site.home_of(4121)
+def test_uses_of_a_figure_are_the_sections_that_show_it(site):
+    [use] = site.uses_of(4121)
     assert (use.page.slug, use.section.number) == (PIXELS, 4)
-    assert site.home_of(1) is None  # no page shows it
+    assert site.uses_of(1) == []  # no page shows it
 
 
 # --- ordered(): against brute force --------------------------------------------
@@ -475,7 +475,7 @@ def test_serve_refuses_broken_content_before_starting_anything(broken, capsys, m
     def started(*args, **kwargs):
         pytest.fail("posviz serve started panel despite broken content")
 
-    monkeypatch.setattr(os, "execv", started)  # how serve becomes panel serve
+    monkeypatch.setattr(os, "execve", started)  # how serve becomes panel serve
 
     assert main(["serve", "--port", "0"]) == 1
     out, err = capsys.readouterr()

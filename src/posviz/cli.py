@@ -94,9 +94,16 @@ def entries_folder(port: int) -> Path:
 
 
 def run_panel(command: list[str]) -> int:
-    """Become `panel serve`, so that a signal to posviz reaches the server itself."""
+    """Become `panel serve`, so that a signal to posviz reaches the server itself.
+
+    The server allocates through glibc's malloc rather than CPython's arenas
+    (``PYTHONMALLOC=malloc``): an arena stays mapped while one small object in
+    it lives, so a closed session's memory could not be handed back, whereas
+    glibc's free pages are, by ``compose.memory.trim`` after each burst of
+    closed sessions.
+    """
     sys.stdout.flush()
-    os.execv(command[0], command)
+    os.execve(command[0], command, {**os.environ, "PYTHONMALLOC": "malloc"})
     return 1  # not reached
 
 

@@ -174,18 +174,40 @@ class Library:
             for figure_id in section.figures
         ]
 
+    def figures_shown(self, topic: Topic) -> list[tuple[int, list[FigureUse]]]:
+        """Each figure the topic shows once, in order of first use, with every use of it.
+
+        A topic over many pages lists a figure once however many pages show
+        it, and names each of those pages in reading order.
+        """
+        return group_uses(self.figure_uses(topic))
+
     def tags(self, topic: Topic) -> list[tuple[str, int]]:
         """(tag, number of the topic's pages carrying it), most first, then by name."""
         counts = Counter(tag for slug in topic.pages for tag in set(self.pages[slug].tags))
         return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
+    def uses_of(self, figure_id: int) -> list[FigureUse]:
+        """Every page section that shows the figure, page by page; empty if none does."""
+        return [
+            FigureUse(figure_id, page, section)
+            for page in self.pages.values()
+            for section in page.sections
+            if figure_id in section.figures
+        ]
+
     def home_of(self, figure_id: int) -> FigureUse | None:
         """The first page section that shows the figure; None if no page does."""
-        for page in self.pages.values():
-            for section in page.sections:
-                if figure_id in section.figures:
-                    return FigureUse(figure_id, page, section)
-        return None
+        uses = self.uses_of(figure_id)
+        return uses[0] if uses else None
+
+
+def group_uses(uses: list[FigureUse]) -> list[tuple[int, list[FigureUse]]]:
+    """``uses`` grouped by figure: (figure id, its uses), in order of first use."""
+    groups: dict[int, list[FigureUse]] = {}
+    for use in uses:
+        groups.setdefault(use.figure_id, []).append(use)
+    return list(groups.items())
 
 
 def ordered(slugs, prerequisites) -> list[str]:

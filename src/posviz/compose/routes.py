@@ -56,7 +56,7 @@ def routes(library: Library) -> list[Route]:
     order = figure_order(library)
     found = [Route(HOME, "home", None, "posviz")]
     for topic in library.topics.values():
-        figures = tuple(use.figure_id for use in library.figure_uses(topic))
+        figures = tuple(figure_id for figure_id, _ in library.figures_shown(topic))
         found.append(Route(topic_route(topic.slug), "topic", topic.slug, topic.title, figures))
     for page in library.pages.values():
         found.append(Route(page_route(page.slug), "page", page.slug, page.title, page.figures))

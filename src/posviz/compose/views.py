@@ -11,7 +11,7 @@ from functools import cache
 import panel as pn
 
 from posviz import content, internals
-from posviz.compose import access
+from posviz.compose import access, memory
 from posviz.compose import routes as routing
 from posviz.compose.links import DeepLinks
 from posviz.compose.page import page_template, plain_text
@@ -88,24 +88,24 @@ def crumbs(*parts: str) -> pn.pane.HTML:
     )
 
 
-def from_line(use: content.FigureUse) -> str:
-    """The "From <page> › <section>" line: where a figure lives, as links."""
-    section = use.section
-    return (
-        f"From {link(use.page.title, page_route(use.page.slug))} › "
-        f"{link(section.heading, page_route(use.page.slug), section.anchor)}"
+def from_line(uses: list[content.FigureUse]) -> str:
+    """The "From <page> › <section>" line: every place a figure lives, as links."""
+    return "From " + "; ".join(
+        f"{link(use.page.title, page_route(use.page.slug))} › "
+        f"{link(use.section.heading, page_route(use.page.slug), use.section.anchor)}"
+        for use in uses
     )
 
 
-def figure_block(figure, use: content.FigureUse | None, level: int = 3) -> pn.Column:
-    """A figure under its id and title (``<h{level}>``) and, given ``use``, where it lives."""
+def figure_block(figure, uses: list[content.FigureUse] = (), level: int = 3) -> pn.Column:
+    """A figure under its id and title (``<h{level}>``) and, given ``uses``, where it lives."""
     heading = (
         f'<h{level}><span class="figure-id">{figure.figure_id}</span>'
         f"{html.escape(figure.title)}</h{level}>"
     )
     parts = [raw(heading)]
-    if use is not None:
-        parts.insert(0, raw(f'<div class="muted">{from_line(use)}</div>'))
+    if uses:
+        parts.insert(0, raw(f'<div class="muted">{from_line(uses)}</div>'))
     return pn.Column(
         *parts,
         figure,
@@ -141,8 +141,8 @@ def topic_view(slug: str) -> pn.Column:
     """A topic: intro, reading order, the live figures its pages use, and tags."""
     data = library()
     topic = data.topics[slug]
-    uses = data.figure_uses(topic)
-    figures = new_figures(use.figure_id for use in uses)
+    shown = data.figures_shown(topic)
+    figures = new_figures(figure_id for figure_id, _ in shown)
     order = "".join(
         f"<li>{html.escape(page.kind)} · read first: {link(page.title, page_route(page.slug))}</li>"
         for page in data.reading_order(topic)
@@ -162,7 +162,7 @@ def topic_view(slug: str) -> pn.Column:
             "<h2>The figures these pages use</h2><p class='muted'>Each figure is live: "
             "move a slider and it recomputes, as it does on its page.</p>"
         ),
-        *[figure_block(figures[use.figure_id], use) for use in uses],
+        *[figure_block(figures[figure_id], uses) for figure_id, uses in shown],
         raw(f"<h2>Tags that go with it</h2><div>{tags}</div>"),
     )
 
@@ -182,9 +182,7 @@ def page_view(slug: str) -> pn.Column:
     for section in page.sections:
         body.append(raw(f'<h2 id="{section.anchor}">{html.escape(section.heading)}</h2>'))
         for block in section.blocks:
-            body.append(
-                figure_block(figures[block], None) if isinstance(block, int) else text(block)
-            )
+            body.append(figure_block(figures[block]) if isinstance(block, int) else text(block))
     links = DeepLinks(figures, single=False)
     return frame(links, crumbs(html.escape(page.title)), raw(head), *body)
 
@@ -192,8 +190,8 @@ def page_view(slug: str) -> pn.Column:
 def figure_view(figure_id: int) -> pn.Column:
     """One figure alone, to embed; links take bare slider names (``pos=30``)."""
     figures = new_figures([figure_id])
-    use = library().home_of(figure_id)
-    return frame(DeepLinks(figures, single=True), figure_block(figures[figure_id], use, level=1))
+    uses = library().uses_of(figure_id)
+    return frame(DeepLinks(figures, single=True), figure_block(figures[figure_id], uses, level=1))
 
 
 def home_view() -> pn.Column:
@@ -233,7 +231,7 @@ def gallery() -> pn.Column:
         DeepLinks(figures, single=False),
         crumbs("All figures"),
         raw("<h1>All figures</h1><p class='muted'>" + html.escape(GALLERY_INTRO) + "</p>"),
-        *[figure_block(figure, data.home_of(fid), level=2) for fid, figure in figures.items()],
+        *[figure_block(figure, data.uses_of(fid), level=2) for fid, figure in figures.items()],
     )
 
 
@@ -251,22 +249,24 @@ def tag_view(tag: str) -> pn.Column:
 
     data = library()
     pages = routing.tagged(data)[tag]
-    uses = [
-        content.FigureUse(figure_id, page, section)
-        for page in pages
-        for section in page.sections
-        for figure_id in section.figures
-    ]
+    shown = content.group_uses(
+        [
+            content.FigureUse(figure_id, page, section)
+            for page in pages
+            for section in page.sections
+            for figure_id in section.figures
+        ]
+    )
     page_items = "".join(
         f"<li>{html.escape(page.kind)} · {link(page.title, page_route(page.slug))}"
         f"<br><span class='muted'>{html.escape(page.summary)}</span></li>"
         for page in pages
     )
     figure_items = "".join(
-        f"<li><span class='figure-id'>{use.figure_id}</span>"
-        f"{link(FIGURES[use.figure_id].title, figure_route(use.figure_id))}"
-        f"<br><span class='muted'>{from_line(use)}</span></li>"
-        for use in uses
+        f"<li><span class='figure-id'>{figure_id}</span>"
+        f"{link(FIGURES[figure_id].title, figure_route(figure_id))}"
+        f"<br><span class='muted'>{from_line(uses)}</span></li>"
+        for figure_id, uses in shown
     )
     topics = "".join(
         f"<li>{link(topic.title, topic_route(topic.slug))}: {count} of its figure pages</li>"
@@ -279,7 +279,7 @@ def tag_view(tag: str) -> pn.Column:
         '<div class="eyebrow">Tag</div>'
         f"<h1>{html.escape(tag)}</h1>"
         f"<p class='muted'>{len(pages)} {pages_word} this tag; "
-        f"{len(uses)} {'figure appears' if len(uses) == 1 else 'figures appear'} on them.</p>"
+        f"{len(shown)} {'figure appears' if len(shown) == 1 else 'figures appear'} on them.</p>"
     )
     return frame(
         DeepLinks({}, single=False),
@@ -288,7 +288,7 @@ def tag_view(tag: str) -> pn.Column:
         raw(f'<h2>Pages</h2><ul class="tagged-pages">{page_items}</ul>'),
         raw(
             f'<h2>Figures</h2><ul class="tagged-figures">{figure_items}</ul>'
-            if uses
+            if shown
             else "<h2>Figures</h2><p class='muted'>None of these pages shows a figure.</p>"
         ),
         raw(f"<h2>In topics</h2><ul>{topics}</ul>") if topics else None,
@@ -360,6 +360,9 @@ def servable(name: str):
         title = "posviz: error"
     if pn.state.curdoc is not None:
         from bokeh.models import CustomJS
+
+        if not routing.exported():
+            pn.state.on_session_destroyed(memory.on_session_destroyed)
 
         pn.state.curdoc.js_on_event("document_ready", CustomJS(code=SCROLL_TO_FRAGMENT))
         access.install(pn.state.curdoc)

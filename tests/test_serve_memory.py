@@ -1,0 +1,92 @@
+"""`posviz serve` gives a closed session's memory back (issue 17, "a server over a long day").
+
+Fifty readers open the topic page and leave, ten at a time, against one server.
+Its resident set after they are gone is compared, as a ratio, with its level
+before them. "Before" is taken after a warm-up wave: the first sessions fill
+caches that stay for the server's life (imports, HoloViews' option trees,
+Bokeh's model classes), which is growth once, not per reader.
+"""
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.ui.browser import free_port, posviz_server
+
+ROUTE = "/topic-positional-encoding"
+WARM_UP, READERS, AT_ONCE = 10, 50, 10
+# Discard a session half a second after its connection closes.
+CLEANUP = ("--", "--check-unused-sessions", "500", "--unused-session-lifetime", "500")
+
+
+def rss_mb(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    kib = next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:"))
+    return int(kib) / 1024
+
+
+def open_and_close(url: str, errors: list) -> None:
+    import panel.models  # noqa: F401  (Panel's Bokeh models, so the client can decode them)
+    from bokeh.client import pull_session
+
+    try:
+        session = pull_session(url=url)
+        if session.document.select_one({"name": "posviz-710-hands"}) is None:
+            errors.append("the topic arrived without figure 710's plot")
+        session.close()
+    except Exception as error:  # noqa: BLE001  (reported by the test)
+        errors.append(repr(error))
+
+
+def wave(url: str, count: int) -> list:
+    errors = []
+    for start in range(0, count, AT_ONCE):
+        readers = [
+            threading.Thread(target=open_and_close, args=(url, errors))
+            for _ in range(min(AT_ONCE, count - start))
+        ]
+        for reader in readers:
+            reader.start()
+        for reader in readers:
+            reader.join(120)
+    return errors
+
+
+def settled(pid: int, cap_s: float = 45) -> float:
+    """RSS once it has held still for 4 s after falling (Panel collects, then posviz trims)."""
+    samples = [rss_mb(pid)]
+    while len(samples) < cap_s:
+        time.sleep(1)
+        samples.append(rss_mb(pid))
+        fell = samples[-1] < max(samples) - 1
+        if len(samples) > 10 and fell and max(samples[-4:]) - min(samples[-4:]) < 0.5:
+            break
+    return samples[-1]
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads RSS from /proc")
+def test_fifty_closed_sessions_give_their_memory_back():
+    port = free_port()
+    with posviz_server(port, *CLEANUP) as server:
+        url = f"http://127.0.0.1:{port}{ROUTE}"
+        assert wave(url, WARM_UP) == []
+        before = settled(server.pid)
+        peak = [before]
+        done = threading.Event()
+
+        def sample():
+            while not done.wait(0.2):
+                peak[0] = max(peak[0], rss_mb(server.pid))
+
+        threading.Thread(target=sample, daemon=True).start()
+        errors = wave(url, READERS)
+        done.set()
+        after = settled(server.pid)
+    assert errors == []
+    assert peak[0] > before, "the readers' sessions did not cost the server any memory"
+    assert after / before <= 1.10, (
+        f"after {READERS} sessions closed the server holds {after:.0f} MB, "
+        f"{after / before:.2f}x its {before:.0f} MB before them (peak {peak[0]:.0f} MB)"
+    )
