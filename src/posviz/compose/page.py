@@ -93,6 +93,17 @@ def value_text(figure, name: str) -> tuple[str, str]:
     return parameter.label or name, str(value)
 
 
+def legend_labels(figure) -> list[str]:
+    """The labels of the plotted elements at the current values, as the legends show them."""
+    import holoviews as hv
+
+    labels = []
+    for plot in figure.plots():
+        element = plot[()] if isinstance(plot, hv.DynamicMap) else plot
+        labels += element.traverse(lambda e: e.label, [hv.Element])
+    return list(dict.fromkeys(label for label in labels if label))
+
+
 def figure_text(figure) -> dict:
     """What a figure says without JavaScript, at its current values."""
     return {
@@ -101,6 +112,7 @@ def figure_text(figure) -> dict:
         "describe": figure.describe(),
         "readout": markdown(figure.readout()),
         "values": [value_text(figure, name) for name in figure.sliders()],
+        "legend": legend_labels(figure),
         "table": Markup(layout.numbers_html(figure)),
         "deep_link": Markup(layout.deep_link(figure)),
         "note": NOSCRIPT_NOTE,
