@@ -3,8 +3,36 @@
 import json
 from pathlib import Path
 
+
+def _text_first(results: dict) -> dict:
+    """The derived numbers of the last site text_first.py measured (the one under test)."""
+    sites = results["text_first"]["sites"]
+    return list(sites.values())[-1]["derived"]
+
+
 TARGETS = [
     # (what, target text, how to read the measured value, test)
+    (
+        "every page: its text in the HTML ÷ the text a reader sees live (worst page)",
+        "≥ 0.95",
+        lambda r: _text_first(r)["worst_text_in_html"],
+        lambda v: v >= 0.95,
+    ),
+    (
+        "render-blocking script before the first text (bytes, worst page)",
+        "0",
+        lambda r: (
+            _text_first(r)["max_blocking_external_bytes"]
+            + _text_first(r)["max_blocking_inline_bytes"]
+        ),
+        lambda v: v == 0,
+    ),
+    (
+        "topic: first text paint ÷ the reference site's first figure paint",
+        "≤ 0.3",
+        lambda r: _text_first(r)["text_fcp_over_reference_figure_paint"],
+        lambda v: v <= 0.3,
+    ),
     (
         "topic page, first figure painted (ms)",
         "≤ 900",
@@ -400,6 +428,15 @@ def render(folder: Path) -> str:
             ["engine", "version", "rounds", "topic ÷ floor", "floor ms", "topic ms", "blocked"],
             rows,
         )
+    if "text_first" in results:
+        data = results["text_first"]
+        lines += [
+            "",
+            f"## Text first (reference: {data['reference']}; topic page cold, medians)",
+            "",
+        ]
+        rows = [[name, *site["derived"].values()] for name, site in data["sites"].items()]
+        lines += rows_table(["site", *next(iter(data["sites"].values()))["derived"]], rows)
     notes = folder.parent / "notes.md"
     if notes.exists():
         lines += ["", notes.read_text().rstrip()]

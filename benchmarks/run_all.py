@@ -19,6 +19,7 @@ ORDER = [
     "server_load",
     "baseline",
     "engines",
+    "text_first",  # alone: --site before=DIR --site after=DIR for the before/after ratios
 ]
 
 

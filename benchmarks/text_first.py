@@ -29,7 +29,7 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-from common import chromium, named_site, sealed_context, static_server, table, write
+from common import built_site, chromium, named_site, sealed_context, static_server, table, write
 from runtime import TOPIC, answered
 
 SCRIPT = re.compile(r"<script\b([^>]*)>(.*?)</script\s*>", re.I | re.S)
@@ -138,12 +138,15 @@ def paint_round(base: str) -> dict:
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument(
-        "--site", action="append", required=True, type=named_site, help="name=folder"
+        "--site",
+        action="append",
+        type=named_site,
+        help="name=folder; the first is the reference (default: this tree, built)",
     )
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--name", default="text_first", help="results/<name>.json")
     args = parser.parse_args()
-    sites = dict(args.site)
+    sites = dict(args.site or [("after", built_site())])
     reference = next(iter(sites))
     results: dict = {"reference": reference, "sites": {}}
     with ExitStack() as stack:

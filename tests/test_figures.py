@@ -320,7 +320,7 @@ from bokeh.document import Document
 from posviz.compose.views import servable
 from posviz.figures import FIGURES
 for name in ("topic-positional-encoding", "gallery"):
-    servable(name).get_root(Document())
+    servable(name).server_doc(Document())  # the page: a template of named roots
 for cls in FIGURES.values():
     figure = cls()
     roots = [__import__("holoviews").render(plot) for plot in figure.plots()]

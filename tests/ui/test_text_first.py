@@ -58,8 +58,11 @@ def expected_texts(route) -> list[str]:
             *[page.title for page in LIBRARY.reading_order(topic)],
             *[
                 text
-                for use in LIBRARY.figure_uses(topic)
-                for text in (use.page.title, use.section.heading, FIGURES[use.figure_id].title)
+                for figure_id, uses in LIBRARY.figures_shown(topic)
+                for text in (
+                    *[t for use in uses for t in (use.page.title, use.section.heading)],
+                    FIGURES[figure_id].title,
+                )
             ],
             *[tag for tag, _ in LIBRARY.tags(topic)],
         ]
@@ -75,8 +78,11 @@ def expected_texts(route) -> list[str]:
         pages = routing.tagged(LIBRARY)[route.key]
         return [route.key, *[t for page in pages for t in (page.title, page.summary)]]
     if route.kind == "figure":
-        use = LIBRARY.home_of(route.key)
-        return [use.page.title, use.section.heading, FIGURES[route.key].title]  # "From …" first
+        uses = LIBRARY.uses_of(route.key)  # the "From …" line comes first
+        return [
+            *[t for use in uses for t in (use.page.title, use.section.heading)],
+            FIGURES[route.key].title,
+        ]
     return [FIGURES[f].title for f in route.figures]  # gallery
 
 

@@ -22,6 +22,7 @@ from functools import cache
 from importlib import resources
 
 import panel as pn
+import param
 from markupsafe import Markup
 
 from posviz.compose import layout, routes
@@ -83,6 +84,26 @@ class Part:
     figure: dict = field(default_factory=dict)
 
 
+def value_text(figure, name: str) -> tuple[str, str]:
+    """(label, value) of one control; a choice names the others too."""
+    parameter, value = figure.param[name], getattr(figure, name)
+    if isinstance(parameter, param.Selector):
+        others = ", ".join(str(choice) for choice in parameter.objects)
+        return parameter.label or name, f"{value} (of {others})"
+    return parameter.label or name, str(value)
+
+
+def legend_labels(figure) -> list[str]:
+    """The labels of the plotted elements at the current values, as the legends show them."""
+    import holoviews as hv
+
+    labels = []
+    for plot in figure.plots():
+        element = plot[()] if isinstance(plot, hv.DynamicMap) else plot
+        labels += element.traverse(lambda e: e.label, [hv.Element])
+    return list(dict.fromkeys(label for label in labels if label))
+
+
 def figure_text(figure) -> dict:
     """What a figure says without JavaScript, at its current values."""
     return {
@@ -90,9 +111,8 @@ def figure_text(figure) -> dict:
         "caption": markdown(figure.caption),
         "describe": figure.describe(),
         "readout": markdown(figure.readout()),
-        "values": [
-            (figure.param[name].label or name, getattr(figure, name)) for name in figure.sliders()
-        ],
+        "values": [value_text(figure, name) for name in figure.sliders()],
+        "legend": legend_labels(figure),
         "table": Markup(layout.numbers_html(figure)),
         "deep_link": Markup(layout.deep_link(figure)),
         "note": NOSCRIPT_NOTE,
