@@ -226,7 +226,7 @@ def figure_frames(cls) -> tuple[dict, bytes]:
                 "values": values,
                 "bounds": bounds,
                 "models": by_part[encoded],
-                # Roles in a fixed order: the pool of strings, so the file, is then the same every build.
+                # Roles in a fixed order: the string pool, so the file, is the same every build.
                 "text": {role: pool.string(t) for role, t in sorted(texts(figure, models).items())},
             }
         )
