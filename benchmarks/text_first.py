@@ -135,6 +135,14 @@ def paint_round(base: str) -> dict:
     }
 
 
+def write_path(name: str) -> dict | None:
+    """The results a previous run wrote, if any."""
+    from common import RESULTS
+
+    path = RESULTS / f"{name}.json"
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument(
@@ -144,6 +152,9 @@ def main():
         help="name=folder; the first is the reference (default: this tree, built)",
     )
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--paint-only", action="store_true", help="only the paint rounds (text shares: last run's)"
+    )
     parser.add_argument("--name", default="text_first", help="results/<name>.json")
     args = parser.parse_args()
     sites = dict(args.site or [("after", built_site())])
@@ -155,7 +166,11 @@ def main():
             name: [p["path"] for p in json.loads((f / "site.json").read_text("utf-8"))["pages"]]
             for name, f in sites.items()
         }
+        previous = write_path(args.name)
         for name, folder in sites.items():
+            if args.paint_only and previous:
+                results["sites"][name] = {"pages": previous["sites"][name]["pages"], "rounds": []}
+                continue
             per_page = {}
             blocked: list[str] = []
             with chromium() as browser:
