@@ -10,7 +10,18 @@ import holoviews as hv
 import numpy as np
 import param
 
-from posviz.figures.base import QUIET, Figure, Slider, name_plot
+from posviz.figures.base import QUIET, Figure, Slider
+
+X = np.arange(0, 11)
+
+
+def frame(values) -> dict:
+    """What the slider changes on screen (numpy only): model key → its new properties."""
+    slope = values["slope"]
+    return {
+        "line-data": {"data": {"x": X, "y": slope * X}},  # the line's data source
+        "line": {"title.text": f"y = {slope} · x"},  # the plot
+    }
 
 
 class NewFigure(Figure):
@@ -25,13 +36,18 @@ class NewFigure(Figure):
 
     slope = Slider(default=1, bounds=(0, 10), label="slope", doc="How much y grows per unit of x.")
 
-    @param.depends("slope")
+    frame_of = staticmethod(frame)  # a step applies it to the drawn plot, in place
+
+    @param.depends()  # drawn once, at the opening values; steps come from the frame
     def line(self):
         """The line y = slope · x."""
-        x = np.arange(0, 11)
-        return hv.Curve((x, self.slope * x), "x", "y").opts(
-            framewise=True,  # the axes follow the slope
-            hooks=[name_plot(f"posviz-{self.figure_id}-line")],
+        drawn = frame(self.values())
+        data = drawn["line-data"]["data"]
+        return hv.Curve((data["x"], data["y"]), "x", "y").opts(
+            title=drawn["line"]["title.text"],
+            xlim=(0, 10),
+            ylim=(0, 100),  # fixed ranges that hold every slope: the frame need not move them
+            hooks=[self.names_plot("line"), self.names_data("line-data")],
             **QUIET,
         )
 
