@@ -83,6 +83,7 @@ def test_a_slider_moved_on_the_preview_answers_by_keyboard_and_pointer(built_sit
         # Pointer: figure 7256's k handle dragged far along its track.
         before = fingerprint(page, "posviz-7256-cost")
         slider = page.locator(".posviz-figure").nth(2)
+        slider.locator(".noUi-handle").first.scroll_into_view_if_needed()
         handle = slider.locator(".noUi-handle").first.bounding_box()
         track = slider.locator(".noUi-target").first.bounding_box()
         page.mouse.move(handle["x"] + handle["width"] / 2, handle["y"] + handle["height"] / 2)
