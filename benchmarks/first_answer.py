@@ -29,13 +29,15 @@ TIMEOUT = 120_000
 
 # Resolves with the time (performance.now) at which the plot's data in the
 # newest document first changed: the preview's, or Python's once it is live.
-ANSWER_JS = """(plot) => new Promise((resolve) => {
+ANSWER_JS = """(plot) => {
+  window.posvizAnswer = null;
   const model = Bokeh.documents.at(-1).get_model_by_name(plot);
   for (const r of model.renderers) {
-    if (r.data_source) r.data_source.change.connect(() =>
-      requestAnimationFrame(() => resolve(performance.now())));
+    if (r.data_source) r.data_source.change.connect(() => requestAnimationFrame(() => {
+      if (window.posvizAnswer === null) window.posvizAnswer = performance.now();
+    }));
   }
-})"""
+}"""
 
 
 def one_run(browser, base: str, wait_live: bool) -> dict:
@@ -50,9 +52,10 @@ def one_run(browser, base: str, wait_live: bool) -> dict:
         page.wait_for_function("() => window.posvizBench.live !== null", timeout=TIMEOUT)
     handle = page.locator(".posviz-figure").nth(FIGURE).locator(".noUi-handle").first
     handle.focus()
-    answer = page.evaluate_handle(ANSWER_JS, PLOT)
+    page.evaluate(ANSWER_JS, PLOT)
     handle.press("ArrowRight")
-    answered = page.evaluate("(p) => p", answer)
+    page.wait_for_function("() => window.posvizAnswer !== null", timeout=TIMEOUT)
+    answered = page.evaluate("window.posvizAnswer")
     paint = page.evaluate("window.posvizBench.firstPaint")
     context.close()
     return {

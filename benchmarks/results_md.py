@@ -34,6 +34,12 @@ TARGETS = [
         lambda v: v <= 0.3,
     ),
     (
+        "cold topic: first slider answer ÷ first paint (frames, same run)",
+        "≤ 1.2",
+        lambda r: r["first_answer"]["variants"]["frames"]["answer_over_paint"]["median"],
+        lambda v: v <= 1.2,
+    ),
+    (
         "topic page, first figure painted (ms)",
         "≤ 900",
         lambda r: r["cold_load"]["pages"]["topic"]["cold_first_paint_ms"]["median"],
@@ -197,6 +203,30 @@ def render(folder: Path) -> str:
         except (KeyError, TypeError, ZeroDivisionError):
             target_rows.append([what, target, "not measured", "—"])
     lines += rows_table(["what", "target", "measured", ""], target_rows)
+    if "first_answer" in results:
+        found = results["first_answer"]
+        lines += [
+            "",
+            "## First slider answer on the cold topic (runs alternate, one run)",
+            "",
+            *rows_table(
+                ["site", "paint ms", "answer ms", "answer ÷ paint (median)", "(max)"],
+                [
+                    [
+                        name,
+                        v["first_paint_ms"]["median"],
+                        v["first_answer_ms"]["median"],
+                        v["answer_over_paint"]["median"],
+                        v["answer_over_paint"]["max"],
+                    ]
+                    for name, v in found["variants"].items()
+                ],
+            ),
+            "",
+            f"Frames: {found['size']['frame_bytes']:,} bytes of a "
+            f"{found['size']['site_bytes']:,}-byte site "
+            f"({found['size']['frames_over_site']:.1%}).",
+        ]
     if "cold_load" in results:
         lines += ["", "## Cold load of the export (median of runs)", ""]
         rows = []

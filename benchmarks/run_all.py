@@ -13,6 +13,7 @@ HERE = Path(__file__).resolve().parent
 ORDER = [
     "export_size",
     "cold_load",
+    "first_answer",
     "runtime",
     "step_cost",
     "slider_latency",

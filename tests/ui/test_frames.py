@@ -83,6 +83,7 @@ def test_a_slider_moved_on_the_preview_answers_by_keyboard_and_pointer(built_sit
         # Pointer: figure 7256's k handle dragged far along its track.
         before = fingerprint(page, "posviz-7256-cost")
         slider = page.locator(".posviz-figure").nth(2)
+        slider.locator(".noUi-handle").first.scroll_into_view_if_needed()
         handle = slider.locator(".noUi-handle").first.bounding_box()
         track = slider.locator(".noUi-target").first.bounding_box()
         page.mouse.move(handle["x"] + handle["width"] / 2, handle["y"] + handle["height"] / 2)
@@ -297,3 +298,29 @@ def test_frames_applied_in_the_page_give_the_models_the_python_step_gives(
                         setattr(figure, other, defaults[other])
                 if "preset" in defaults:
                     figure.preset = defaults["preset"]
+
+
+def serious_axe(page) -> list[str]:
+    from axe_playwright_python.sync_playwright import Axe
+
+    violations = Axe().run(page).response["violations"]
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']}"
+        for v in violations
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+def test_the_preview_tier_has_no_serious_axe_violations_with_a_frame_or_computing(
+    built_site, page, blocked
+):
+    with Held(built_site) as url:
+        open_preview(page, f"{url}/figure-7256.html")
+        page.locator(".noUi-handle[aria-label]").first.wait_for(state="attached")
+        press_on_slider(page, 0, 0)
+        page.wait_for_function("() => posvizFrames.state[7256] === 'frame' && location.search")
+        assert serious_axe(page) == []
+        press_on_slider(page, 0, 1)
+        page.wait_for_function("() => posvizFrames.state[7256] === 'computing'")
+        assert serious_axe(page) == []
+        assert blocked == []

@@ -323,10 +323,17 @@
     return any ? values : null;
   }
 
-  async function load(id, files) {
+  // Fetching costs the page no CPU: it starts at once; the frames are read after the paint.
+  const fetched = {};
+  for (const [id, files] of Object.entries(CONFIG.figures)) {
+    fetched[id] = Promise.all([fetchChecked(files.json), fetchChecked(files.bin)]);
+    fetched[id].catch(() => {}); // reported by load()
+  }
+
+  async function load(id) {
     const doc = window.Bokeh && Bokeh.documents && Bokeh.documents[0];
     try {
-      const [indexBytes, pool] = await Promise.all([fetchChecked(files.json), fetchChecked(files.bin)]);
+      const [indexBytes, pool] = await fetched[id];
       const index = JSON.parse(new TextDecoder().decode(indexBytes));
       const models = findModels(doc, index);
       return {index, pool, models};
@@ -358,7 +365,7 @@
     if (!doc) return;
     tellPython();
     const entries = Object.entries(CONFIG.figures);
-    const results = await Promise.all(entries.map(([id, files]) => load(id, files)));
+    const results = await Promise.all(entries.map(([id]) => load(id)));
     if (live()) return;
     let failed = 0;
     entries.forEach(([id], n) => {
