@@ -94,6 +94,24 @@ def static_site(built_site):
         yield url
 
 
+@pytest.fixture
+def serve_copy(built_site):
+    """The export on a new loopback port (a new origin) each call, files withheld or changed.
+
+    Call it with ``overrides`` as ``static_server`` takes them; it yields the URL.
+    """
+    servers = []
+
+    def serve(overrides=None):
+        server = static_server(built_site, overrides)
+        servers.append(server)
+        return server.__enter__()
+
+    yield serve
+    for server in servers:
+        server.__exit__(None, None, None)
+
+
 def fingerprint(page, name: str):
     return page.evaluate(FINGERPRINT_JS, name)
 

@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 
 from posviz.compose.style import DARK
-from tests.ui.browser import static_server
 from tests.ui.engines import ENGINES, MissingEngine, start
 
 pytestmark = [pytest.mark.browser, pytest.mark.engines]
@@ -54,18 +53,9 @@ def reader(engine):
 
 
 @pytest.fixture
-def serve(built_site):
-    """The export on a new loopback port (a new origin) each call; overrides as static_server."""
-    servers = []
-
-    def serve(overrides=None):
-        server = static_server(built_site, overrides)
-        servers.append(server)
-        return server.__enter__()
-
-    yield serve
-    for server in servers:
-        server.__exit__(None, None, None)
+def serve(serve_copy):
+    """The export on a new origin each call, with ``overrides`` as ``static_server`` takes them."""
+    return serve_copy
 
 
 @pytest.fixture

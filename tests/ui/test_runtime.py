@@ -8,7 +8,6 @@ Headless Chromium, network blocked, the built export on loopback.
 
 import pytest
 
-from tests.ui.browser import static_server
 from tests.ui.conftest import (
     fingerprint,
     new_page,
@@ -256,18 +255,9 @@ def test_the_harness_blocks_a_shared_workers_requests(static_site, page):
 
 
 @pytest.fixture
-def tampered(built_site):
-    """The export served with one file changed in transit; yields a function of overrides."""
-    servers = []
-
-    def serve(overrides):
-        server = static_server(built_site, overrides)
-        servers.append(server)
-        return server.__enter__()
-
-    yield serve
-    for server in servers:
-        server.__exit__(None, None, None)
+def tampered(serve_copy):
+    """The export on a new origin each call, with ``overrides`` as ``static_server`` takes them."""
+    return serve_copy
 
 
 def flip(data: bytes | None) -> bytes:

@@ -10,7 +10,6 @@ changed in transit, never on disk).
 
 import pytest
 
-from tests.ui.browser import static_server
 from tests.ui.conftest import new_page, press_on_slider, wait_for_change, wait_for_plot
 
 pytestmark = pytest.mark.browser
@@ -22,18 +21,9 @@ HANDS = "posviz-710-hands"
 
 
 @pytest.fixture
-def tampered(built_site):
-    """The export served with files withheld or changed; yields a function of overrides."""
-    servers = []
-
-    def serve(overrides):
-        server = static_server(built_site, overrides)
-        servers.append(server)
-        return server.__enter__()
-
-    yield serve
-    for server in servers:
-        server.__exit__(None, None, None)
+def tampered(serve_copy):
+    """The export on a new origin each call, with ``overrides`` as ``static_server`` takes them."""
+    return serve_copy
 
 
 def withheld(data):
