@@ -16,7 +16,7 @@ import pytest
 from tests.ui.browser import free_port, posviz_server
 
 ROUTE = "/topic-positional-encoding"
-WARM_UP, READERS, AT_ONCE = 10, 50, 10
+WARM_UP, READERS, AT_ONCE = 20, 50, 10
 # Discard a session half a second after its connection closes.
 CLEANUP = ("--", "--check-unused-sessions", "500", "--unused-session-lifetime", "500")
 
