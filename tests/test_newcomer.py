@@ -20,6 +20,19 @@ import pytest
 from posviz.figures import figure_ids
 
 pytestmark = pytest.mark.browser
+HEAVY = (
+    "test_newcomer",
+    "test_serve_memory",
+    "test_build",
+    "test_target",
+    "test_incremental",
+    "test_distribution",
+    "test_wheels",
+    "test_search",
+    "test_sphinx",
+    "test_mkdocs",
+    "test_notebook",
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 # Not what a fresh clone has: environments, caches, built sites, other checkouts' state.
@@ -81,14 +94,14 @@ def test_a_newcomers_figure_and_page_leave_the_suite_green(tmp_path):
 
     pytest_args = ("-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs")
     runs = {
-        # test_serve_memory loads one server with fifty sessions of the seed's topic for
-        # minutes: the additions do not reach that route, and it runs in the suite itself.
+        # Every unit test that reads figures or content. Left out (CI time): those that
+        # build whole sites or docs, fetch wheels or load a server with fifty sessions;
+        # they run on the repository in the suite itself.
         "unit tests": (
             *pytest_args,
             "-m",
             "not browser",
-            "--ignore=tests/test_newcomer.py",
-            "--ignore=tests/test_serve_memory.py",
+            *(f"--ignore=tests/{name}.py" for name in HEAVY),
         ),
         "figure views": (*pytest_args, "tests/ui/test_figure_view.py"),
     }
