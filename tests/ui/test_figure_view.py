@@ -36,7 +36,7 @@ def test_every_figure_view_draws_answers_its_slider_and_links_home(
         arg=names,
         timeout=30_000,
     )
-    page.locator("h3", has_text=cls.title).first.wait_for()  # its heading, visible
+    page.locator("h1", has_text=cls.title).first.wait_for()  # its title, the view's h1
     before = [page.evaluate(FINGERPRINT_JS, name) for name in names]
     if page.locator(".posviz-figure .noUi-handle").count():
         press_on_slider(page, 0, 0)
