@@ -176,18 +176,36 @@ def test_without_extended_lifetime_open_pages_share_and_navigation_restarts(
     assert first.errors == []
 
 
-def test_a_runtime_that_dies_while_starting_is_replaced(static_site, page):
+# Every text the status line shows, kept in order: a note can be on screen for
+# less than one of Playwright's polls.
+STATUS_HISTORY = """
+window.posvizStatusHistory = [];
+new MutationObserver(() => {
+  const bar = document.querySelector(".posviz-status");
+  const text = bar ? bar.textContent : "";
+  const seen = window.posvizStatusHistory;
+  if (text && seen[seen.length - 1] !== text) seen.push(text);
+}).observe(document, {subtree: true, childList: true, characterData: true});
+"""
+
+
+def test_a_runtime_that_dies_while_starting_is_replaced(static_site, context):
+    context.add_init_script(STATUS_HISTORY)
+    page = new_page(context)
     page.goto(f"{static_site}/figure-96.html")
     page.wait_for_function(
         "() => window.posvizRuntime && window.posvizRuntime.state === 'starting'", timeout=LIVE
     )
     first = runtime(page)["id"]
     kill_runtime(page.context.browser, static_site)
-    status = page.locator(".posviz-status")
-    status.filter(has_text="Python stopped while starting, so it starts again").wait_for(
-        timeout=30_000
+    page.wait_for_function(
+        "() => window.posvizStatusHistory.some("
+        "  (text) => text.includes('Python stopped while starting, so it starts again'))",
+        timeout=30_000,
     )
     wait_live(page)
+    history = page.evaluate("window.posvizStatusHistory")
+    assert not any("could not start" in text for text in history), history
     assert runtime(page)["id"] != first
     answers(page, BARS)
 

@@ -90,7 +90,9 @@
       }
       local({type: "error", msg: `The Python worker failed: ${event.message || "its script could not be loaded"}.`});
     });
-    port.addEventListener("close", mine(() => local({type: "lost"})));
+    // "heard": whether this connection's runtime ever spoke. One that closes
+    // silently may be the dead runtime the browser handed back while it ended.
+    port.addEventListener("close", mine(() => local({type: "lost", heard})));
     worker.port = port;
     worker.host = host;
     living.then((lock) => { if (worker.port === port) port.postMessage({type: "hello", route: ROUTE, lock}); });

@@ -64,6 +64,7 @@
 
   const RESTARTS = 2;
   let restarts = 0;
+  let silent = 0; // connections that closed before their runtime spoke
   let startSent = false;
   const original = worker.onmessage;
   worker.onmessage = async (event) => {
@@ -93,6 +94,13 @@
         // Python closed this page's connection, and said why.
         if (msg.msg) {
           fail(msg.msg);
+          return;
+        }
+        // A connection closed before its runtime said a word: the browser
+        // handed back the runtime that was ending. Ask again, a moment later.
+        if (msg.heard === false && silent < RESTARTS) {
+          silent += 1;
+          setTimeout(() => worker.connect(), 250 * silent);
           return;
         }
         // The runtime went away (it crashed, or the browser ended it).
