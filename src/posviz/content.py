@@ -36,6 +36,8 @@ from pathlib import Path
 
 import yaml
 
+from posviz.urls import tag_word as tag_slug  # the URL word of a tag: one rule, in urls
+
 PAGE_KINDS = ("Paper", "Read")
 PAGE_FIELDS = ("slug", "title", "kind", "builds_on", "tags", "summary")
 TOPIC_FIELDS = ("slug", "title", "category", "intro", "read_first", "pages")
@@ -738,14 +740,6 @@ def _check_links(pages, topics, sources, problems):
                     "pages build on each other in a cycle: " + " → ".join([*cycle, cycle[0]]),
                 )
             )
-
-
-def tag_slug(tag: str) -> str:
-    """A tag as a URL word: lower case, runs of anything but a-z and 0-9 as '-'.
-
-    Empty when the tag has no such letter or digit (``posviz check`` refuses it).
-    """
-    return re.sub(r"[^a-z0-9]+", "-", tag.lower()).strip("-")
 
 
 def _check_tags(pages, sources, problems):

@@ -26,7 +26,7 @@ import zipfile
 from pathlib import Path
 
 from posviz.build import distribution, pins
-from posviz.build.wheels import _wheel_dist_info, _write_wheel_archive
+from posviz.build.wheels import wheel_dist_info, write_wheel_archive
 
 KEEP_SOURCE = ("posviz",)
 
@@ -91,7 +91,7 @@ def _rewrite(wheel: Path, compiled: Path, dest: Path, python: str) -> Path:
     """``wheel`` with its modules replaced (or joined) by the compiled ones."""
     with zipfile.ZipFile(wheel) as archive:
         files = {name: archive.read(name) for name in archive.namelist() if not name.endswith("/")}
-    dist_info = _wheel_dist_info(list(files), wheel)
+    dist_info = wheel_dist_info(list(files), wheel)
     keep_source = wheel.name.split("-")[0] in KEEP_SOURCE
     for pyc in sorted(compiled.rglob("*.pyc")):
         name = pyc.relative_to(compiled).as_posix()[:-1]  # the .py it came from
@@ -102,7 +102,7 @@ def _rewrite(wheel: Path, compiled: Path, dest: Path, python: str) -> Path:
         else:
             del files[name]
             files[name + "c"] = pyc.read_bytes()
-    return _write_wheel_archive(dest / wheel.name, dist_info, files)
+    return write_wheel_archive(dest / wheel.name, dist_info, files)
 
 
 def compile_wheels(

@@ -6,7 +6,7 @@ interrupted build leaves the previous site as it was. posviz replaces a folder
 only when it made it: the marker file ``.posviz-build.json``, written last,
 lists every file of the build, and a folder holding anything else is refused.
 
-Stdlib only, and no build step: these checks run before anything is built.
+Stdlib (and posviz.paths) only, and no build step: these checks run before anything is built.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ import tempfile
 import uuid
 from pathlib import Path
 
+from posviz.paths import repository_root
+
 MARKER = ".posviz-build.json"
 # A sibling folder being built, or a previous site being swapped out.
 _BUILDING, _OLD = "building", "old"
@@ -27,14 +29,6 @@ _BUILDING, _OLD = "building", "old"
 
 class TargetError(Exception):
     """The output folder may not be written; the message says why."""
-
-
-def repository_root() -> Path | None:
-    """The source checkout posviz runs from, if it runs from one."""
-    for folder in Path(__file__).resolve().parents:
-        if (folder / "pyproject.toml").is_file() and (folder / "src" / "posviz").is_dir():
-            return folder
-    return None
 
 
 def read_marker(folder: Path) -> dict | None:

@@ -144,7 +144,7 @@ def _record_hash(data: bytes) -> str:
     return "sha256=" + base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
 
 
-def _write_wheel_archive(path: Path, dist_info: str, files: dict[str, bytes]) -> Path:
+def write_wheel_archive(path: Path, dist_info: str, files: dict[str, bytes]) -> Path:
     """Write `files` plus a fresh RECORD as a deterministic zip at `path`.
 
     Entries sorted, package files before `.dist-info`, RECORD last; fixed
@@ -213,10 +213,11 @@ def write_wheel(
     body[f"{dist_info}/METADATA"] = ("\n".join(metadata) + "\n").encode()
     body[f"{dist_info}/WHEEL"] = ("\n".join(wheel) + "\n").encode()
     out = Path(dest_dir) / f"{escaped}-{version}-py3-none-any.whl"
-    return _write_wheel_archive(out, dist_info, body)
+    return write_wheel_archive(out, dist_info, body)
 
 
-def _wheel_dist_info(names: list[str], wheel: Path) -> str:
+def wheel_dist_info(names: list[str], wheel: Path) -> str:
+    """The one ``.dist-info`` folder among a wheel's archive `names`."""
     tops = {n.split("/", 1)[0] for n in names if n.split("/", 1)[0].endswith(".dist-info")}
     if len(tops) != 1:
         raise WheelError(f"{wheel.name}: expected one .dist-info folder, found {sorted(tops)}")
@@ -234,11 +235,11 @@ def slim_wheel(src: Path, dest_dir: Path) -> Path:
     rules = [SLIM_RULES["*"]] + ([SLIM_RULES[dist_name]] if dist_name in SLIM_RULES else [])
     with zipfile.ZipFile(src) as zf:
         names = [i.filename for i in zf.infolist() if not i.is_dir()]
-        dist_info = _wheel_dist_info(names, src)
+        dist_info = wheel_dist_info(names, src)
         actions = {n: _slim_action(n, rules) for n in names}
         kept = {n: zf.read(n) for n, a in actions.items() if a == "keep"}
         kept.update({n: b"" for n, a in actions.items() if a == "stub"})
-    return _write_wheel_archive(Path(dest_dir) / src.name, dist_info, kept)
+    return write_wheel_archive(Path(dest_dir) / src.name, dist_info, kept)
 
 
 # ------------------------------------------------------------ collecting wheels

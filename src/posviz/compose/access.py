@@ -18,7 +18,7 @@ alike), does them and keeps them done as components re-render:
 
 import json
 
-from posviz.compose.style import PAGE_CSS, PLOT_THEMES
+from posviz.styles import PAGE_CSS, PLOT_THEMES
 
 # Bokeh properties a theme sets, and which colour of the theme each takes.
 # "remap" properties change only where they hold the light ink or Bokeh's grey.

@@ -16,7 +16,7 @@ from posviz.compose import routes as routing
 from posviz.compose.links import DeepLinks
 from posviz.compose.page import page_template, plain_text
 from posviz.compose.routes import HOME, figure_order, figure_route, href, page_route, topic_route
-from posviz.compose.style import FIGURE_CSS, NOTICE_CSS, SITE_CSS, TEXT_CSS
+from posviz.styles import FIGURE_CSS, NOTICE_CSS, SITE_CSS, TEXT_CSS
 
 log = logging.getLogger(__name__)
 WIDTH = 1100

@@ -14,6 +14,7 @@ import numpy as np
 import panel as pn
 import param
 
+from posviz.figures.layout import figure_layout
 from posviz.internals import FullBounds
 
 # The figures' options are Bokeh options, so the Bokeh backend is loaded (and
@@ -281,7 +282,5 @@ class Figure(pn.viewable.Viewer):
         return ("Slider values", ["slider", "value"], values)
 
     def __panel__(self):
-        """The figure as Panel lays it out (``posviz.compose.layout``)."""
-        from posviz.compose.layout import figure_layout
-
+        """The figure as Panel lays it out (``posviz.figures.layout``)."""
         return figure_layout(self)
