@@ -14,4 +14,5 @@ from posviz.styles import (  # noqa: F401
     TEXT_CSS,
     VARIABLES,
     WIDGET_CSS,
+    WRAP_CSS,
 )

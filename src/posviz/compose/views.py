@@ -10,8 +10,8 @@ from functools import cache
 
 import panel as pn
 
-from posviz import content, internals
-from posviz.compose import access, memory
+from posviz import assets, content, internals
+from posviz.compose import memory, page_script
 from posviz.compose import routes as routing
 from posviz.compose.links import DeepLinks
 from posviz.compose.page import page_template, plain_text
@@ -26,27 +26,8 @@ HOME_INTRO = (
 )
 GALLERY_INTRO = "Every figure of the site, each live, with the page it comes from."
 
-# Section links (page-x#section-2) point into Panel's shadow roots, where the
-# browser's own fragment scrolling cannot see; find the target and scroll.
-SCROLL_TO_FRAGMENT = """
-let id = "";
-try {
-  id = decodeURIComponent(window.location.hash.slice(1));
-} catch (error) {
-  // A malformed fragment (#%E0%A4%A) names no section: stay at the top.
-}
-if (id) {
-  const find = (root) => {
-    const hit = root.querySelector('[id="' + id.replace(/"/g, '') + '"]');
-    if (hit) return hit;
-    for (const host of root.querySelectorAll('*')) {
-      if (host.shadowRoot) { const inner = find(host.shadowRoot); if (inner) return inner; }
-    }
-    return null;
-  };
-  setTimeout(() => { const target = find(document); if (target) target.scrollIntoView(); }, 200);
-}
-"""
+# Section links into Panel's shadow roots, which the browser's own scrolling cannot see.
+SCROLL_TO_FRAGMENT = assets.source("posviz.compose", "scroll_to_fragment.js")
 
 
 @cache
@@ -365,5 +346,5 @@ def servable(name: str):
             pn.state.on_session_destroyed(memory.on_session_destroyed)
 
         pn.state.curdoc.js_on_event("document_ready", CustomJS(code=SCROLL_TO_FRAGMENT))
-        access.install(pn.state.curdoc)
+        page_script.install(pn.state.curdoc)
     return page_template(dashboard, name, kind, title, summary).servable(title=title)

@@ -14,10 +14,15 @@ import holoviews as hv
 import panel as pn
 
 from posviz.figures.controls import show_used, steady, widgets_for
-from posviz.styles import FIGURE_BODY_CSS, NO_MIN_WIDTH, REDUCED_MOTION, TEXT_CSS, WIDGET_CSS
+from posviz.styles import (
+    FIGURE_BODY_CSS,
+    NO_MIN_WIDTH,
+    REDUCED_MOTION,
+    TEXT_CSS,
+    WIDGET_CSS,
+    WRAP_CSS,
+)
 from posviz.urls import figure_route, href
-
-WRAP_CSS = ":host { flex-wrap: wrap; gap: 8px; row-gap: 8px; }"
 
 
 def frame_size(plot) -> tuple[int, int] | None:
