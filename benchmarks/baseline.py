@@ -13,9 +13,9 @@ import gzip
 import time
 from contextlib import ExitStack
 
-from baseline_site import TOPIC, build_baseline
-from cold_load import measure
-from common import OUT, built_site, static_server, summary, table, write
+from benchmarks.baseline_site import TOPIC, build_baseline
+from benchmarks.cold_load import measure
+from benchmarks.common import OUT, built_site, static_server, summary, table, write
 
 PAGE = ("posviz-710-hands", 1)  # the plot watched for the first answer, and its figure
 TIMINGS = ("cold_first_paint_ms", "cold_live_ms", "cold_first_answer_ms", "warm_live_ms")

@@ -8,7 +8,7 @@ and the same after a reload with the HTTP cache kept. Median of --runs.
 
 import argparse
 
-from common import (
+from benchmarks.common import (
     built_site,
     chromium,
     press_and_wait,

@@ -10,16 +10,14 @@ import json
 import platform
 import statistics
 import subprocess
-import sys
 import time
 from pathlib import Path
+
+from tests.support import browser as _browser  # the one Chromium harness
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "out"  # scratch: built sites (not committed)
 RESULTS = ROOT / "benchmarks" / "results"  # the JSON each benchmark writes (committed)
-sys.path.insert(0, str(ROOT))
-
-from tests.ui import browser as _browser  # noqa: E402  (the one Chromium harness)
 
 CHROMIUM = _browser.CHROMIUM
 chromium = _browser.chromium

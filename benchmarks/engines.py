@@ -14,14 +14,11 @@ in neither. Reported: the median over rounds of topic ÷ floor, per engine.
 
 import argparse
 import statistics
-import sys
 import time
 
-from common import ROOT, built_site, site_folder, static_server, summary, table, write
-from runtime import FLOOR_PAGE, TOPIC
-
-sys.path.insert(0, str(ROOT))
-from tests.ui.engines import ENGINES, start  # noqa: E402
+from benchmarks.common import built_site, site_folder, static_server, summary, table, write
+from benchmarks.runtime import FLOOR_PAGE, TOPIC
+from tests.support.engines import ENGINES, start
 
 LIVE = 240.0
 PLOT = "posviz-96-bars"  # the topic's first figure

@@ -12,7 +12,7 @@ reports the frames' bytes against the whole site.
 import argparse
 import json
 
-from common import (
+from benchmarks.common import (
     built_site,
     chromium,
     sealed_context,

@@ -21,7 +21,7 @@ import statistics
 import time
 from pathlib import Path
 
-from common import (
+from benchmarks.common import (
     RESULTS,
     built_site,
     chromium,

@@ -31,7 +31,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from common import posviz_server, summary, table, write
+from benchmarks.common import posviz_server, summary, table, write
 
 ROUTE = "/topic-positional-encoding"
 SLIDER = "pos"  # figure 710, bounds 0 to 100, default 12

@@ -20,7 +20,7 @@ point PYTHONPATH at the other source for its serve side.
 import argparse
 import time
 
-from common import (
+from benchmarks.common import (
     built_site,
     chromium,
     press_and_wait,
@@ -31,7 +31,7 @@ from common import (
     table,
     write,
 )
-from server_load import panel_serve
+from benchmarks.server_load import panel_serve
 
 # figure id -> (plot watched, index of the slider stepped in that figure)
 FIGURES = {

@@ -28,9 +28,9 @@ import threading
 import time
 from pathlib import Path
 
+from benchmarks.common import summary, table, write
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from common import summary, table, write  # noqa: E402
 
 # figure id -> slider stepped (as in slider_latency.py), then other sliders
 SLIDERS = {

@@ -4,7 +4,7 @@ import pytest
 
 from posviz.compose.routes import routes
 from posviz.content import load
-from tests.ui.conftest import wait_for_plot
+from tests.support.pages import wait_for_plot
 
 pytestmark = pytest.mark.browser
 
