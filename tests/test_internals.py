@@ -16,7 +16,6 @@ from posviz import internals
 SRC = Path(internals.__file__).resolve().parent
 
 # Where each private name is used: the declaration must not outlive its use.
-# (CPython's _code_to_hash_pyc was one until build/bytecode.py moved to py_compile.)
 USED_IN = {
     "_debounce": ["compose/views.py:internals.set_server_debounce"],
     "open": ["compose/views.py:internals.send_frames_at_once()"],

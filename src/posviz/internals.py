@@ -11,13 +11,13 @@ import functools
 # --- Python ---------------------------------------------------------------------------
 
 # Under a server Panel waits ``Syncable._debounce`` ms after a widget change
-# before handling it, to batch a drag. 50 ms is a slider's whole frame budget
-# and Panel has no setting for it. Used by compose/views.py (servable).
+# before handling it, to batch a drag; its default is a slider's whole frame
+# budget and Panel has no setting for it. Used by compose/views.py (servable).
 DEBOUNCE = ("panel.reactive", "Syncable", "_debounce")
 
 
 def set_server_debounce(milliseconds: int) -> None:
-    """Make Panel batch widget events for ``milliseconds`` instead of its 50 ms."""
+    """Make Panel batch widget events for ``milliseconds`` instead of its default."""
     from panel.reactive import Syncable
 
     Syncable._debounce = milliseconds
@@ -25,7 +25,7 @@ def set_server_debounce(milliseconds: int) -> None:
 
 # Bokeh's server writes one message as several websocket frames (header,
 # metadata, content, buffers) and leaves Nagle's algorithm on, so a frame can
-# wait for the browser's delayed ACK: ~40 ms on a slider step. Neither Bokeh
+# wait for the browser's delayed ACK, on every slider step (benchmarks/notes.md). Neither Bokeh
 # nor Panel has a setting; tornado's ``set_nodelay`` must be called once the
 # socket is open, so posviz wraps ``WSHandler.open``. Used by compose/views.py
 # (servable).
@@ -72,9 +72,6 @@ SNAP_BACK = [
     ("panel.reactive", "Syncable", "_process_property_change"),
     ("param", "Parameter", "_validate"),
 ]
-
-# CPython's private _code_to_hash_pyc is no longer used: build/bytecode.py
-# compiles with py_compile (PycInvalidationMode.UNCHECKED_HASH).
 
 
 class FullBounds:

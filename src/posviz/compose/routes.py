@@ -6,7 +6,7 @@ the leaf ``posviz.urls``, importable from here as before.
 
 from dataclasses import dataclass
 
-from posviz.content import Library, ordered
+from posviz.content import Library, ordered, tag_clash
 from posviz.urls import (  # noqa: F401  (route names live in posviz.urls; kept importable here)
     GALLERY,
     HOME,
@@ -70,10 +70,9 @@ def tagged(library: Library) -> dict[str, list]:
     for page in library.pages.values():
         for tag in dict.fromkeys(page.tags):
             found.setdefault(tag, []).append(page)
-    by_route: dict[str, str] = {}
+    seen: dict[str, str] = {}
     for tag in found:
-        other = by_route.setdefault(tag_route(tag), tag)
-        if other != tag:
+        if other := tag_clash(seen, tag):  # the rule `posviz check` applies
             raise ValueError(f"tags {other!r} and {tag!r} would share the page {tag_route(tag)}")
     return {
         tag: [

@@ -230,14 +230,7 @@ def tag_view(tag: str) -> pn.Column:
 
     data = library()
     pages = routing.tagged(data)[tag]
-    shown = content.group_uses(
-        [
-            content.FigureUse(figure_id, page, section)
-            for page in pages
-            for section in page.sections
-            for figure_id in section.figures
-        ]
-    )
+    shown = content.group_uses(content.uses_in(pages))
     page_items = "".join(
         f"<li>{html.escape(page.kind)} · {link(page.title, page_route(page.slug))}"
         f"<br><span class='muted'>{html.escape(page.summary)}</span></li>"
@@ -310,9 +303,9 @@ def view(name: str):
     return builders[route.kind](route.key), route
 
 
-# Under a server Panel waits 50 ms after a widget change before handling it, to
-# batch a drag; that alone is a slider's whole frame budget. 10 ms still
-# batches the events of one drag step (benchmarks/slider_latency.py measures it).
+# Under a server Panel waits after a widget change before handling it, to batch
+# a drag, by default a slider's whole frame budget. This still batches the
+# events of one drag step (benchmarks/slider_latency.py measures it).
 SERVER_DEBOUNCE_MS = 10
 
 

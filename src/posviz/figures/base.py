@@ -32,7 +32,8 @@ IMAGE_DATATYPES = ["grid", "image", "dictionary"]
 # A figure that wants hover asks for it with tools=["hover"]. Passed as
 # keywords in each element's own .opts call (``.opts(color=..., **QUIET)``),
 # and toolbar=None on each overlay: as cheap as the HoloViews default it
-# replaces, where option objects applied per update cost ~1.5 ms a plot.
+# replaces, where option objects applied per update cost time on every plot
+# (benchmarks/notes.md, "Numbers behind the code").
 QUIET = {"default_tools": [], "toolbar": None}
 
 # A caption says what to do and what to notice: a short label is not enough.
@@ -75,9 +76,9 @@ def name_plot(name: str):
 
     The name is how pages, tests and benchmarks find the figure. HoloViews asks
     for WebGL by default; BokehJS then copies the WebGL canvas into the page's
-    2D canvas on every repaint, which cost ~50 ms a slider step in Chromium
-    without a GPU (benchmarks/notes.md). A few thousand points draw in a
-    couple of milliseconds on a 2D canvas.
+    2D canvas on every repaint, a slider step's whole budget in Chromium
+    without a GPU, where a 2D canvas draws a few thousand points at once
+    (benchmarks/notes.md, "Numbers behind the code").
     """
 
     def hook(plot, element):
