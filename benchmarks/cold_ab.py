@@ -7,7 +7,7 @@ the topic page cold, until a slider step has redrawn a plot, each in a fresh
 browser. Reported per site: the median over rounds of topic ÷ floor, and the
 worker's own stage timings (window.posvizTimings) of the topic page.
 
-    python -m benchmarks.cold_ab.py --site before=/tmp/before --site after=/tmp/after
+    python -m benchmarks.cold_ab --site before=/tmp/before --site after=/tmp/after
 """
 
 import argparse

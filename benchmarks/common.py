@@ -65,6 +65,33 @@ PAGE_TIMERS = """
 """
 
 
+def plot_name(figure_id: int) -> str:
+    """The name of the plot a step of the figure redraws (its ``watched_plot``)."""
+    from posviz.figures import FIGURES
+
+    figure = FIGURES[figure_id]
+    return figure.model_name(figure.watched_plot)
+
+
+def stepped_slider(figure_id: int) -> int:
+    """The index, among the figure's slider handles (numbers, not choices), of the one stepped."""
+    import param
+
+    from posviz.figures import FIGURES
+
+    figure = FIGURES[figure_id]
+    numbers = [n for n in figure().sliders() if isinstance(figure.param[n], param.Number)]
+    return numbers.index(figure.stepped_slider)
+
+
+def topic_figures(slug: str = "positional-encoding") -> list[int]:
+    """The figure ids a topic page shows, in its order (as content says)."""
+    from posviz.content import load
+
+    library = load()
+    return [figure_id for figure_id, _ in library.figures_shown(library.topics[slug])]
+
+
 def machine() -> dict:
     cores = subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip()
     memory = Path("/proc/meminfo").read_text().split("\n")[0].split()[1]

@@ -23,23 +23,21 @@ import time
 from benchmarks.common import (
     built_site,
     chromium,
+    plot_name,
     press_and_wait,
     sealed_context,
     site_folder,
     static_server,
+    stepped_slider,
     summary,
     table,
     write,
 )
 from benchmarks.server_load import panel_serve
+from posviz.figures import FIGURES as ALL_FIGURES
 
-# figure id -> (plot watched, index of the slider stepped in that figure)
-FIGURES = {
-    96: ("posviz-96-bars", 0),  # d_model, 64 to 2048 by 64, default 512
-    710: ("posviz-710-hands", 0),  # pos, 0 to 100, default 12
-    7256: ("posviz-7256-cost", 0),  # k, 1 to 32, default 7
-    4121: ("posviz-4121-layers1", 1),  # query row, 0 to 15, default 8 (scheme: buttons)
-}
+# figure id -> (plot watched, index of the slider stepped in that figure), every figure
+FIGURES = {fid: (plot_name(fid), stepped_slider(fid)) for fid in ALL_FIGURES}
 RUN = 5
 TARGET_MEDIAN_MS, TARGET_P95_MS = 25, 50
 # When a page can take keys: the export once Python's document replaced the

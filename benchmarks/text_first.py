@@ -18,7 +18,7 @@ reference, usually ``before``), measured interleaved in one run:
   (target ≤ 0.3), and each site's figure paint and first answer ÷ the
   reference's (target ≤ 1).
 
-    python -m benchmarks.text_first.py --site before=/tmp/before --site after=/tmp/after
+    python -m benchmarks.text_first --site before=/tmp/before --site after=/tmp/after
 """
 
 import argparse

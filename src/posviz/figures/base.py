@@ -168,6 +168,10 @@ class Figure(pn.viewable.Viewer):
     frame_of: ClassVar = None
     # Sliders whose value follows from the others (a preset named by its sizes).
     implied: ClassVar[tuple] = ()
+    # The plot a step of ``stepped_slider`` redraws (its ``names_plot`` key): what
+    # the benchmarks step and watch. Empty: the benchmarks leave the figure out.
+    watched_plot: ClassVar[str] = ""
+    stepped_slider: ClassVar[str] = ""
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -175,9 +179,10 @@ class Figure(pn.viewable.Viewer):
             # After the figure's own watchers (a preset moving sizes, a side moving the query).
             self.param.watch(self._step, self.sliders(), precedence=100)
 
-    def model_name(self, key: str) -> str:
+    @classmethod
+    def model_name(cls, key: str) -> str:
         """The name of the Bokeh model a frame calls ``key``."""
-        return f"posviz-{self.figure_id}-{key}"
+        return f"posviz-{cls.figure_id}-{key}"
 
     def names_plot(self, key: str):
         """A HoloViews hook for a plot (an overlay or a lone element): name it, draw it on canvas.
