@@ -74,6 +74,29 @@ SNAP_BACK = [
 ]
 
 
+# Not private by name, but no documented API either: what a HoloViews hook is
+# given is the plot object, and posviz reads its Bokeh model (``plot.state``),
+# its named Bokeh parts (``plot.handles``), and sends a change made there to
+# the browser (``plot.push``). Used by figures/base.py (name_plot and the hooks).
+HOLOVIEWS_PLOT = ("holoviews.plotting.bokeh.plot", "BokehPlot", ("state", "push", "handles"))
+
+# Which data interfaces HoloViews tries, in order, is the class attribute
+# ``datatype``; setting it is the only way to skip the pandas probe. Used by
+# figures/base.py (numpy_only).
+DATATYPES = [
+    ("holoviews.core.data", "Dataset", "datatype"),
+    ("holoviews.element.raster", "Image", "datatype"),
+]
+
+# The static site's worker (RENDER) closes a page's session as Panel's server
+# does, with a ``MockSessionContext``, and sets the read-only ``state.location``
+# through ``edit_readonly``; neither is documented. Used by the worker's Python.
+WORKER_SESSION = [
+    ("panel.io.document", "", "MockSessionContext"),
+    ("panel.util", "", "edit_readonly"),
+]
+
+
 class FullBounds:
     """Mixin for a ``param.Number``: say the whole allowed range when a value falls outside it."""
 
@@ -97,6 +120,11 @@ PANEL_LOADING_CLASS = "pn-loading"
 # benchmarks wait on them. Where: BokehJS (bokeh.min.js).
 BOKEH_JS_NAMES = ("index", "has_finished")
 
+# ``Bokeh.documents`` lists the page's live documents, which BokehJS fills but
+# does not document. The page script (compose/page_script.js: dark theme) and
+# frames.js read it. Where: BokehJS (bokeh.min.js).
+BOKEH_DOCUMENTS = "documents"
+
 # The text replacements on the HTML that ``panel convert`` writes each fail the
 # build when their anchor text is missing: see build/export.py (rewrite_page).
 
@@ -104,10 +132,14 @@ BOKEH_JS_NAMES = ("index", "has_finished")
 def python_internals() -> list[tuple[str, str, str]]:
     """(module, owner or "", attribute) of each Python internal named above."""
     module, names = PYODIDE_WORKER
+    plot_module, plot_class, plot_names = HOLOVIEWS_PLOT
     return [
         DEBOUNCE,
         WEBSOCKET_OPEN,
         PARAM_VALIDATE_BOUNDS,
         *SNAP_BACK,
         *[(module, "", n) for n in names],
+        *[(plot_module, plot_class, n) for n in plot_names],
+        *DATATYPES,
+        *WORKER_SESSION,
     ]
