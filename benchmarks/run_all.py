@@ -33,9 +33,10 @@ def main() -> int:
         if subprocess.call([sys.executable, "-m", f"benchmarks.{name}"], cwd=ROOT) != 0:
             failed.append(name)
         print(f"({name}: {time.monotonic() - started:.0f} s)", flush=True)
-    from benchmarks.results_md import render
+    from benchmarks.results_md import quote_targets, render
 
     (HERE / "RESULTS.md").write_text(render(HERE / "results"))
+    quote_targets(ROOT / "README.md")
     print(f"\nwrote benchmarks/RESULTS.md{'; failed: ' + ', '.join(failed) if failed else ''}")
     return 1 if failed else 0
 

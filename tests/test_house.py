@@ -33,3 +33,13 @@ def test_an_import_of_a_test_module_is_found():
         "tests.test_tags imports tests.test_compose",
         "tests.ui.test_serve imports tests.ui.conftest",
     ]
+
+
+def test_the_readme_quotes_the_one_table_of_targets():
+    from pathlib import Path
+
+    from benchmarks.results_md import QUOTE_END, QUOTE_START, targets_markdown
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
+    quoted = readme.split(QUOTE_START, 1)[1].split(QUOTE_END, 1)[0].strip()
+    assert quoted == targets_markdown(), "run ./dev bench (or results_md.quote_targets)"
