@@ -14,12 +14,26 @@ def fresh_panel_state():
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory):
-    """`posviz build` once per test session (the Pyodide distribution is cached)."""
+def built_site(tmp_path_factory, worker_id):
+    """`posviz build` once per test run (the Pyodide distribution is cached).
+
+    Under pytest-xdist the processes share one build: the first to need it
+    builds under a file lock, the others wait for it and reuse it.
+    """
+    from filelock import FileLock
+
     from posviz.build.export import build
 
-    out = tmp_path_factory.mktemp("site") / "site"
-    assert build(out) == 0, "posviz build failed; see its output above"
+    if worker_id == "master":  # one process
+        out = tmp_path_factory.mktemp("site") / "site"
+        assert build(out) == 0, "posviz build failed; see its output above"
+        return out
+    shared = tmp_path_factory.getbasetemp().parent  # the same for every process of the run
+    out, done = shared / "site", shared / "site.built"
+    with FileLock(str(shared / "site.lock")):
+        if not done.is_file():
+            assert build(out) == 0, "posviz build failed; see its output above"
+            done.touch()
     return out
 
 

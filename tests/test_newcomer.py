@@ -3,8 +3,9 @@ example and its oracle (taken from CONTRIBUTING.md itself), a figure and a page
 from `posviz new` (with a number declared from a figure view),
 then run the unit tests and every figure's view in the browser there. All green.
 
-The copy reuses this environment (``PYTHONPATH`` at the copy's ``src``), so it
-costs the unit suite once more plus one browser test per figure.
+The copy reuses this environment (``PYTHONPATH`` at the copy's ``src``) and its
+Pyodide cache, so it costs the unit suite once more plus one browser test per
+figure.
 """
 
 import os
@@ -20,24 +21,14 @@ import pytest
 from posviz.figures import figure_ids
 
 pytestmark = pytest.mark.browser
-HEAVY = (
-    "test_newcomer",
-    "test_serve_memory",
-    "test_build",
-    "test_target",
-    "test_incremental",
-    "test_distribution",
-    "test_wheels",
-    "test_search",
-    "test_sphinx",
-    "test_mkdocs",
-    "test_notebook",
-)
+# Not run again in the copy: this test itself, and the serve-memory test, which
+# measures the server's allocator over seventy sessions, not the content.
+LEFT_OUT_OF_THE_COPY = ("test_newcomer", "test_serve_memory")
 
 ROOT = Path(__file__).resolve().parents[1]
 # Not what a fresh clone has: environments, caches, built sites, other checkouts' state.
 LEFT_OUT = shutil.ignore_patterns(
-    ".git", ".venv", ".posviz", "__pycache__", ".pytest_cache", ".ruff_cache", "site", "*.pyc"
+    ".git", ".venv", "node_modules", ".posviz", "__pycache__", ".pytest_cache", ".ruff_cache", "site", "*.pyc"
 )
 # Each file CONTRIBUTING.md shows in full opens with a comment naming its path.
 EXAMPLE = re.compile(r"```python\n# ((?:src|tests)/[\w/]+\.py)\n(.*?)```", re.DOTALL)
@@ -52,6 +43,8 @@ def contributing_examples() -> dict[str, str]:
 def run(copy: Path, *args: str, timeout: float) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(copy / "src"), "PYTHONDONTWRITEBYTECODE": "1"}
     env.pop("POSVIZ_CONTENT", None)
+    for name in [name for name in env if name.startswith("PYTEST_XDIST")]:
+        env.pop(name)  # the copy's run is its own, not one of this run's processes
     return subprocess.run(
         [sys.executable, *args],
         cwd=copy,
@@ -94,14 +87,12 @@ def test_a_newcomers_figure_and_page_leave_the_suite_green(tmp_path):
 
     pytest_args = ("-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs")
     runs = {
-        # Every unit test that reads figures or content. Left out (CI time): those that
-        # build whole sites or docs, fetch wheels or load a server with fifty sessions;
-        # they run on the repository in the suite itself.
+        # The whole unit suite, site builds, docs builds and the notebook included.
         "unit tests": (
             *pytest_args,
             "-m",
             "not browser",
-            *(f"--ignore=tests/{name}.py" for name in HEAVY),
+            *(f"--ignore=tests/{name}.py" for name in LEFT_OUT_OF_THE_COPY),
         ),
         "figure views": (*pytest_args, "tests/ui/test_figure_view.py"),
     }

@@ -5,6 +5,9 @@ import numpy as np
 from posviz.maths import cost
 from tests.oracles import rendered_sources, spans
 
+# The size each plot is designed at (layout test): width is a cap, height is kept.
+PLOT_SIZES = [(620, 320)]
+
 
 def drawn_and_expected(figure, values: dict):
     """The three cost curves (log10), the lines at S = k and S = m, and the readout's ratio."""

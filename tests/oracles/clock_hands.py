@@ -5,6 +5,9 @@ import numpy as np
 from posviz.maths import encoding
 from tests.oracles import rendered_sources, spans
 
+# The size each plot is designed at (layout test): width is a cap, height is kept.
+PLOT_SIZES = [(460, 320), (420, 300)]
+
 
 def drawn_and_expected(figure, values: dict):
     """The hand curves, the marks at pos, and both dot-product curves."""

@@ -6,6 +6,9 @@ from tests.oracles import rendered_sources
 
 SIZES = ("d_model", "d_ff", "n_layers", "vocab_size")
 
+# The size each plot is designed at (layout test): width is a cap, height is kept.
+PLOT_SIZES = [(520, 300)]
+
 
 def expected_values(cls, asked: dict) -> dict:
     """Sizes given win; the rest come from the preset named, else the defaults; the

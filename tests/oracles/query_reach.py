@@ -3,6 +3,10 @@
 from posviz.maths import reach
 from tests.oracles import rendered_sources
 
+# The size each plot is designed at (layout test); its cells are square, so its shape is kept.
+PLOT_SIZES = [(300, 330)] * 2
+SQUARE_CELLS = True
+
 
 def drawn_and_expected(figure, values: dict):
     """Both grids as drawn, and the reach under every scheme for these values."""

@@ -4,6 +4,8 @@ import pytest
 
 from posviz.compose.routes import routes
 from posviz.content import load
+from posviz.figures import FIGURES
+from tests.oracles import oracle_for
 from tests.support.pages import wait_for_plot
 
 pytestmark = pytest.mark.browser
@@ -108,28 +110,34 @@ def test_controls_go_above_the_plot_when_narrow_and_beside_it_when_wide(served, 
 # scale with the screen, never past the design, and keep their shape; line and
 # bar plots stretch to the width (at most 640 px) and keep their height, so a
 # phone still reads them.
-DESIGN = {
-    96: [(520, 300)],
-    710: [(460, 320), (420, 300)],
-    7256: [(620, 320)],
-    4121: [(300, 330)] * 2,
-}
-SQUARE_CELLS = {4121}
+def designed(figure_id: int):
+    """The plot sizes the figure's oracle declares (``PLOT_SIZES``), or a skip saying so."""
+    cls = FIGURES[figure_id]
+    oracle = oracle_for(cls)
+    sizes = getattr(oracle, "PLOT_SIZES", None)
+    if sizes is None:
+        stem = cls.__module__.rsplit(".", 1)[-1]
+        pytest.skip(
+            f"{cls.__name__} (figure {figure_id}) declares no designed plot sizes: add "
+            f"PLOT_SIZES = [(width, height), ...] to tests/oracles/{stem}.py"
+        )
+    return sizes, getattr(oracle, "SQUARE_CELLS", False)
 
 
 @pytest.mark.parametrize("width,height", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
-@pytest.mark.parametrize("figure_id", list(DESIGN))
+@pytest.mark.parametrize("figure_id", sorted(FIGURES))
 def test_plots_keep_a_readable_shape_at_every_width(served, sized, figure_id, width, height):
+    design, square_cells = designed(figure_id)
     page = sized(width, height)
     page.goto(f"{served}/figure-{figure_id}")
     wait_for_plot(page, first_plot_name(next(r for r in ROUTES if r.name == f"figure-{figure_id}")))
     page.locator(".posviz-plot canvas").last.wait_for()
     [card] = page.evaluate(BOXES_JS)
     drawn = [(p["right"] - p["left"], p["bottom"] - p["top"]) for p in card["plots"]]
-    assert len(drawn) == len(DESIGN[figure_id])
-    for (w, h), (design_w, design_h) in zip(drawn, DESIGN[figure_id], strict=True):
+    assert len(drawn) == len(design)
+    for (w, h), (design_w, design_h) in zip(drawn, design, strict=True):
         where = f"figure {figure_id} at {width}px: {w:.0f}×{h:.0f} px"
-        if figure_id in SQUARE_CELLS:
+        if square_cells:
             assert w <= design_w + 1, f"{where}, wider than its design {design_w}"
             assert abs(h - w * design_h / design_w) <= 2, (
                 f"{where}, not the shape of {design_w}×{design_h}"
