@@ -28,7 +28,15 @@ LEFT_OUT_OF_THE_COPY = ("test_newcomer", "test_serve_memory")
 ROOT = Path(__file__).resolve().parents[1]
 # Not what a fresh clone has: environments, caches, built sites, other checkouts' state.
 LEFT_OUT = shutil.ignore_patterns(
-    ".git", ".venv", "node_modules", ".posviz", "__pycache__", ".pytest_cache", ".ruff_cache", "site", "*.pyc"
+    ".git",
+    ".venv",
+    "node_modules",
+    ".posviz",
+    "__pycache__",
+    ".pytest_cache",
+    ".ruff_cache",
+    "site",
+    "*.pyc",
 )
 # Each file CONTRIBUTING.md shows in full opens with a comment naming its path.
 EXAMPLE = re.compile(r"```python\n# ((?:src|tests)/[\w/]+\.py)\n(.*?)```", re.DOTALL)
