@@ -13,11 +13,22 @@ import gzip
 import time
 from contextlib import ExitStack
 
-from baseline_site import TOPIC, build_baseline
-from cold_load import measure
-from common import OUT, built_site, static_server, summary, table, write
+from benchmarks.baseline_site import TOPIC, build_baseline
+from benchmarks.cold_load import measure
+from benchmarks.common import (
+    OUT,
+    built_site,
+    plot_name,
+    static_server,
+    summary,
+    table,
+    topic_figures,
+    write,
+)
+from posviz.figures import ClockHands
 
-PAGE = ("posviz-710-hands", 1)  # the plot watched for the first answer, and its figure
+# The plot watched for the first answer, and its figure's place on the topic page.
+PAGE = (plot_name(ClockHands.figure_id), topic_figures().index(ClockHands.figure_id))
 TIMINGS = ("cold_first_paint_ms", "cold_live_ms", "cold_first_answer_ms", "warm_live_ms")
 NOTES = """\
 Baseline: stock `panel convert --to pyodide-worker` of the same topic page, offline by

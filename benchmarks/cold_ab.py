@@ -7,7 +7,7 @@ the topic page cold, until a slider step has redrawn a plot, each in a fresh
 browser. Reported per site: the median over rounds of topic ÷ floor, and the
 worker's own stage timings (window.posvizTimings) of the topic page.
 
-    python benchmarks/cold_ab.py --site before=/tmp/before --site after=/tmp/after
+    python -m benchmarks.cold_ab --site before=/tmp/before --site after=/tmp/after
 """
 
 import argparse
@@ -15,8 +15,8 @@ import json
 import statistics
 from contextlib import ExitStack
 
-from common import chromium, named_site, sealed_context, static_server, table, write
-from runtime import TOPIC, bench_pages, floor_ms, open_until_answered
+from benchmarks.common import chromium, named_site, sealed_context, static_server, table, write
+from benchmarks.runtime import TOPIC, bench_pages, floor_ms, open_until_answered
 
 
 def one_round(base: str) -> dict:

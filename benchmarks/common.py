@@ -10,16 +10,14 @@ import json
 import platform
 import statistics
 import subprocess
-import sys
 import time
 from pathlib import Path
+
+from tests.support import browser as _browser  # the one Chromium harness
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "out"  # scratch: built sites (not committed)
 RESULTS = ROOT / "benchmarks" / "results"  # the JSON each benchmark writes (committed)
-sys.path.insert(0, str(ROOT))
-
-from tests.ui import browser as _browser  # noqa: E402  (the one Chromium harness)
 
 CHROMIUM = _browser.CHROMIUM
 chromium = _browser.chromium
@@ -65,6 +63,33 @@ PAGE_TIMERS = """
   };
 })();
 """
+
+
+def plot_name(figure_id: int) -> str:
+    """The name of the plot a step of the figure redraws (its ``watched_plot``)."""
+    from posviz.figures import FIGURES
+
+    figure = FIGURES[figure_id]
+    return figure.model_name(figure.watched_plot)
+
+
+def stepped_slider(figure_id: int) -> int:
+    """The index, among the figure's slider handles (numbers, not choices), of the one stepped."""
+    import param
+
+    from posviz.figures import FIGURES
+
+    figure = FIGURES[figure_id]
+    numbers = [n for n in figure().sliders() if isinstance(figure.param[n], param.Number)]
+    return numbers.index(figure.stepped_slider)
+
+
+def topic_figures(slug: str = "positional-encoding") -> list[int]:
+    """The figure ids a topic page shows, in its order (as content says)."""
+    from posviz.content import load
+
+    library = load()
+    return [figure_id for figure_id, _ in library.figures_shown(library.topics[slug])]
 
 
 def machine() -> dict:

@@ -14,17 +14,23 @@ in neither. Reported: the median over rounds of topic ÷ floor, per engine.
 
 import argparse
 import statistics
-import sys
 import time
 
-from common import ROOT, built_site, site_folder, static_server, summary, table, write
-from runtime import FLOOR_PAGE, TOPIC
-
-sys.path.insert(0, str(ROOT))
-from tests.ui.engines import ENGINES, start  # noqa: E402
+from benchmarks.common import (
+    built_site,
+    plot_name,
+    site_folder,
+    static_server,
+    summary,
+    table,
+    topic_figures,
+    write,
+)
+from benchmarks.runtime import FLOOR_PAGE, TOPIC
+from tests.support.engines import ENGINES, start
 
 LIVE = 240.0
-PLOT = "posviz-96-bars"  # the topic's first figure
+PLOT = plot_name(topic_figures()[0])  # the topic's first figure
 
 
 def floor_ms(engine, site) -> float:

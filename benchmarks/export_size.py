@@ -10,7 +10,7 @@ Wheels and the wasm are already compressed or dense, so expect little there.
 import gzip
 from pathlib import Path
 
-from common import built_site, table, write
+from benchmarks.common import built_site, table, write
 
 PARTS = (
     "Pyodide runtime",

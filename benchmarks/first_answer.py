@@ -12,19 +12,23 @@ reports the frames' bytes against the whole site.
 import argparse
 import json
 
-from common import (
+from benchmarks.common import (
     built_site,
     chromium,
+    plot_name,
     sealed_context,
     site_folder,
     static_server,
     summary,
     table,
+    topic_figures,
     write,
 )
+from posviz.figures import ClockHands
 
 PAGE = "topic-positional-encoding.html"
-FIGURE, PLOT = 1, "posviz-710-hands"
+FIGURE = topic_figures().index(ClockHands.figure_id)  # its place on the topic page
+PLOT = plot_name(ClockHands.figure_id)
 TIMEOUT = 120_000
 
 # Resolves with the time (performance.now) at which the plot's data in the

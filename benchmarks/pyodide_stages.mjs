@@ -8,8 +8,8 @@
 
 // panel.io.pyodide imports XMLHttpRequest from js at import time; Node has none.
 globalThis.XMLHttpRequest = class { open() {} send() {} };
-import fs from "fs";
-import path from "path";
+import fs from "node:fs";
+import path from "node:path";
 const siteDir = path.resolve(process.argv[2]);
 const routes = (process.argv[3] || "topic-positional-encoding").split(",");
 const src = fs.readFileSync(siteDir + "/posviz-worker.js", "utf8");
@@ -18,8 +18,7 @@ const { loadPyodide } = await import(siteDir + "/pyodide/pyodide.mjs");
 const T = {};
 const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 let c = cpu();
-const mark = (name) => { T[name] = Math.round(cpu() - c); c = cpu(); t = performance.now(); };
-let t = performance.now();
+const mark = (name) => { T[name] = Math.round(cpu() - c); c = cpu(); };
 const err = []; const py = await loadPyodide({ indexURL: siteDir + "/pyodide/", args: process.env.IMPORTTIME ? ["-X", "importtime"] : [], stderr: (s) => err.push(s) });
 mark("start");
 await py.loadPackage(site.lock_packages, { messageCallback: () => {} });

@@ -135,6 +135,30 @@ def rows_table(header, rows) -> list[str]:
     return lines + ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
 
 
+# The README quotes TARGETS between these lines; quote_targets keeps the quote current.
+QUOTE_START = "<!-- targets: benchmarks/results_md.py TARGETS, written by ./dev bench -->"
+QUOTE_END = "<!-- /targets -->"
+
+
+def targets_markdown() -> str:
+    """The one table of targets, as the README quotes it (what, and the target)."""
+    return "\n".join(rows_table(["what", "target"], [[what, t] for what, t, _, _ in TARGETS]))
+
+
+def quote_targets(readme: Path) -> bool:
+    """Write the targets table between the README's markers; True if it changed."""
+    text = readme.read_text("utf-8")
+    head, found, rest = text.partition(QUOTE_START)
+    _, ended, tail = rest.partition(QUOTE_END)
+    if not (found and ended):
+        raise SystemExit(
+            f"{readme}: no {QUOTE_START} ... {QUOTE_END} block to quote the targets in"
+        )
+    new = f"{head}{QUOTE_START}\n{targets_markdown()}\n{QUOTE_END}{tail}"
+    readme.write_text(new, "utf-8")
+    return new != text
+
+
 def dates(results: dict) -> str:
     """The span of the measurements' dates (each JSON records its own)."""
     seen = sorted(r["machine"]["date"] for r in results.values() if "machine" in r)

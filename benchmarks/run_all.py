@@ -1,7 +1,7 @@
 """Run every benchmark, then write benchmarks/RESULTS.md from their JSON.
 
 `./dev bench` runs this. Each benchmark also runs alone:
-`python benchmarks/<name>.py --help`.
+`python -m benchmarks.<name>.py --help`.
 """
 
 import subprocess
@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 ORDER = [
     "export_size",
     "cold_load",
@@ -29,12 +30,13 @@ def main() -> int:
     for name in ORDER:
         print(f"\n=== {name} ===", flush=True)
         started = time.monotonic()
-        if subprocess.call([sys.executable, str(HERE / f"{name}.py")], cwd=HERE) != 0:
+        if subprocess.call([sys.executable, "-m", f"benchmarks.{name}"], cwd=ROOT) != 0:
             failed.append(name)
         print(f"({name}: {time.monotonic() - started:.0f} s)", flush=True)
-    from results_md import render
+    from benchmarks.results_md import quote_targets, render
 
     (HERE / "RESULTS.md").write_text(render(HERE / "results"))
+    quote_targets(ROOT / "README.md")
     print(f"\nwrote benchmarks/RESULTS.md{'; failed: ' + ', '.join(failed) if failed else ''}")
     return 1 if failed else 0
 

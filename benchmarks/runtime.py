@@ -21,7 +21,7 @@ import statistics
 import time
 from pathlib import Path
 
-from common import (
+from benchmarks.common import (
     RESULTS,
     built_site,
     chromium,
@@ -32,10 +32,11 @@ from common import (
     table,
     write,
 )
+from posviz.figures import FIGURES as ALL_FIGURES
 
 LIVE_TIMEOUT = 180_000
 TOPIC = "topic-positional-encoding.html"
-FIGURES = (96, 710, 7256, 4121)
+FIGURES = tuple(ALL_FIGURES)  # every figure, by id
 
 FLOOR_PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>floor</title>
 <script src="pyodide/pyodide.js"></script></head><body><script>

@@ -31,11 +31,12 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from common import posviz_server, summary, table, write
+from benchmarks.common import plot_name, posviz_server, summary, table, write
+from posviz.figures import ClockHands
 
 ROUTE = "/topic-positional-encoding"
-SLIDER = "pos"  # figure 710, bounds 0 to 100, default 12
-PLOT = "posviz-710-hands"
+SLIDER = ClockHands.param[ClockHands.stepped_slider].label  # as the widget titles it
+PLOT = plot_name(ClockHands.figure_id)
 SECOND_WAVE_UPDATES = 2
 RUN = 5  # steps up, then as many down: the value stays within 12 ± 5
 # Discard a session one second after its last connection closes.

@@ -20,25 +20,27 @@ point PYTHONPATH at the other source for its serve side.
 import argparse
 import time
 
-from common import (
+from benchmarks.common import (
     built_site,
     chromium,
+    plot_name,
     press_and_wait,
     sealed_context,
     site_folder,
     static_server,
+    stepped_slider,
     summary,
     table,
     write,
 )
-from server_load import panel_serve
+from benchmarks.server_load import panel_serve
+from posviz.figures import FIGURES as ALL_FIGURES
 
-# figure id -> (plot watched, index of the slider stepped in that figure)
+# figure id -> (plot watched, index of the slider stepped), each figure that names them
 FIGURES = {
-    96: ("posviz-96-bars", 0),  # d_model, 64 to 2048 by 64, default 512
-    710: ("posviz-710-hands", 0),  # pos, 0 to 100, default 12
-    7256: ("posviz-7256-cost", 0),  # k, 1 to 32, default 7
-    4121: ("posviz-4121-layers1", 1),  # query row, 0 to 15, default 8 (scheme: buttons)
+    fid: (plot_name(fid), stepped_slider(fid))
+    for fid, figure in ALL_FIGURES.items()
+    if figure.watched_plot and figure.stepped_slider
 }
 RUN = 5
 TARGET_MEDIAN_MS, TARGET_P95_MS = 25, 50

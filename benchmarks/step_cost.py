@@ -28,16 +28,20 @@ import threading
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from common import summary, table, write  # noqa: E402
+from benchmarks.common import summary, table, write
+from posviz.figures import AttentionCost, ClockHands, ParameterBudget, QueryReach
 
-# figure id -> slider stepped (as in slider_latency.py), then other sliders
+HERE = Path(__file__).resolve().parent
+
+# figure id -> the slider a benchmark steps (the figure's stepped_slider), then others
 SLIDERS = {
-    96: ["d_model", "n_layers"],
-    710: ["pos", "d_model"],
-    7256: ["k", "m"],
-    4121: ["row", "col", "side"],
+    figure.figure_id: [figure.stepped_slider, *others]
+    for figure, others in (
+        (ParameterBudget, ["n_layers"]),
+        (ClockHands, ["d_model"]),
+        (AttentionCost, ["m"]),
+        (QueryReach, ["col", "side"]),
+    )
 }
 RUN = 5
 
@@ -111,7 +115,9 @@ def measure(steps: int, warmup: int) -> dict:
 def run_child(src: str, steps: int, warmup: int) -> dict:
     env = {**os.environ, "PYTHONPATH": src}
     output = subprocess.run(
-        [sys.executable, __file__, "--child", "--steps", str(steps), "--warmup", str(warmup)],
+        [sys.executable, "-m", "benchmarks.step_cost", "--child"]
+        + ["--steps", str(steps), "--warmup", str(warmup)],
+        cwd=HERE.parent,  # benchmarks is a package of the repository's root
         env=env,
         capture_output=True,
         text=True,

@@ -18,7 +18,7 @@ reference, usually ``before``), measured interleaved in one run:
   (target ≤ 0.3), and each site's figure paint and first answer ÷ the
   reference's (target ≤ 1).
 
-    python benchmarks/text_first.py --site before=/tmp/before --site after=/tmp/after
+    python -m benchmarks.text_first --site before=/tmp/before --site after=/tmp/after
 """
 
 import argparse
@@ -29,8 +29,16 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-from common import built_site, chromium, named_site, sealed_context, static_server, table, write
-from runtime import TOPIC, answered
+from benchmarks.common import (
+    built_site,
+    chromium,
+    named_site,
+    sealed_context,
+    static_server,
+    table,
+    write,
+)
+from benchmarks.runtime import TOPIC, answered
 
 SCRIPT = re.compile(r"<script\b([^>]*)>(.*?)</script\s*>", re.I | re.S)
 STYLE = re.compile(r"<style\b[^>]*>.*?</style\s*>", re.I | re.S)
@@ -137,7 +145,7 @@ def paint_round(base: str) -> dict:
 
 def write_path(name: str) -> dict | None:
     """The results a previous run wrote, if any."""
-    from common import RESULTS
+    from benchmarks.common import RESULTS
 
     path = RESULTS / f"{name}.json"
     return json.loads(path.read_text()) if path.is_file() else None

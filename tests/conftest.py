@@ -35,3 +35,16 @@ def built_site(tmp_path_factory, worker_id):
             assert build(out) == 0, "posviz build failed; see its output above"
             done.touch()
     return out
+
+
+@pytest.fixture
+def views_as_served(monkeypatch):
+    """Views are built as under ``posviz serve``, from the repository's content."""
+    from posviz.compose import views
+    from tests.support.compose import CONTENT
+
+    monkeypatch.delenv("POSVIZ_EXPORT", raising=False)
+    monkeypatch.setenv("POSVIZ_CONTENT", str(CONTENT))
+    views.library.cache_clear()
+    yield
+    views.library.cache_clear()

@@ -6,8 +6,7 @@ import stat
 
 import pytest
 
-from posviz import cli
-from posviz.build import target
+from posviz import cli, paths
 from posviz.compose.routes import routes
 from posviz.content import load
 
@@ -15,7 +14,7 @@ from posviz.content import load
 @pytest.fixture
 def repo(monkeypatch, tmp_path):
     """Entry scripts go to tmp_path/.posviz/, as if tmp_path were the checkout."""
-    monkeypatch.setattr(target, "repository_root", lambda: tmp_path)
+    monkeypatch.setattr(paths, "repository_root", lambda: tmp_path)
     return tmp_path
 
 
@@ -107,7 +106,7 @@ def test_serve_writes_its_scripts_into_a_private_folder_it_clears(monkeypatch, r
 
 
 def test_installed_serve_uses_a_fresh_private_temp_folder(monkeypatch):
-    monkeypatch.setattr(target, "repository_root", lambda: None)
+    monkeypatch.setattr(paths, "repository_root", lambda: None)
     first, second = cli.entries_folder(5997), cli.entries_folder(5997)
     try:
         assert first != second

@@ -12,7 +12,7 @@ import posviz.figures
 from posviz import content
 from posviz.compose import routes as routing
 from posviz.compose import views
-from tests.test_compose import all_text, links, live_figures, panes, plain
+from tests.support.compose import all_text, links, live_figures, panes, plain
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTENT = ROOT / "content"

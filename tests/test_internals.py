@@ -1,5 +1,5 @@
-"""Every private part of Panel, Bokeh, Param and CPython that posviz uses still exists
-in the installed versions, and is still used where posviz/internals.py says."""
+"""Every private or undocumented part of Panel, Bokeh, HoloViews and Param that posviz
+uses still exists in the installed versions, and is still used where internals.py says."""
 
 import ast
 import importlib
@@ -16,7 +16,6 @@ from posviz import internals
 SRC = Path(internals.__file__).resolve().parent
 
 # Where each private name is used: the declaration must not outlive its use.
-# (CPython's _code_to_hash_pyc was one until build/bytecode.py moved to py_compile.)
 USED_IN = {
     "_debounce": ["compose/views.py:internals.set_server_debounce"],
     "open": ["compose/views.py:internals.send_frames_at_once()"],
@@ -26,6 +25,13 @@ USED_IN = {
     "_validate": ["figures/controls.py:._validate(value)"],
     "_link_docs_worker": ["build/export.py:_link_docs_worker"],
     "_convert_json_patch": ["build/export.py:_convert_json_patch"],
+    "state": ["figures/base.py:plot.state."],
+    "handles": ["figures/base.py:plot.handles["],
+    "push": ["figures/base.py:plot.push()"],
+    "datatype": ["figures/base.py:Dataset.datatype", "figures/base.py:hv.Image.datatype"],
+    # The worker's Python: wherever it lives in the package.
+    "MockSessionContext": ["*:MockSessionContext(document="],
+    "edit_readonly": ["*:with edit_readonly(state.location)"],
 }
 
 
@@ -41,12 +47,27 @@ def defined(module: str, owner: str, attribute: str) -> bool:
             [cls] = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == owner]
             scope = cls.body
         return any(getattr(node, "name", None) == attribute for node in scope)
-    return hasattr(getattr(target, owner) if owner else target, attribute)
+    found = getattr(target, owner) if owner else target
+    if isinstance(found, type) and attribute in _INSTANCE_ATTRIBUTES.get(found.__name__, ()):
+        return attribute in vars(_a_bokeh_plot())  # set by __init__, not on the class
+    return hasattr(found, attribute)
+
+
+_INSTANCE_ATTRIBUTES = {"BokehPlot": ("handles",)}
+
+
+def _a_bokeh_plot():
+    """A HoloViews Bokeh plot, as a hook receives one."""
+    import holoviews as hv
+
+    hv.extension("bokeh", logo=False)
+    return hv.renderer("bokeh").get_plot(hv.Curve([1, 2]))
 
 
 def uses(where: str) -> bool:
     path, text = where.split(":", 1)
-    return text in (SRC / path).read_text("utf-8")
+    files = sorted(SRC.rglob("*.py")) if path == "*" else [SRC / path]
+    return any(text in file.read_text("utf-8") for file in files)
 
 
 @pytest.mark.parametrize(
@@ -123,3 +144,23 @@ def test_every_server_websocket_turns_nagle_off_before_bokeh_opens_it(monkeypatc
     handler.ws_connection = Connection()
     WSHandler.open(handler)
     assert calls == [("set_nodelay", True), ("bokeh open", handler)]
+
+
+def test_bokehjs_still_keeps_its_documents_in_bokeh_documents():
+    bundle = (Path(bokeh.__file__).parent / "server" / "static" / "js" / "bokeh.min.js").read_text(
+        "utf-8"
+    )
+    name = internals.BOKEH_DOCUMENTS
+    assert re.search(rf"\b\w\.{name}=\[\]", bundle) and f".{name}.push(this)" in bundle, (
+        f"BokehJS {bokeh.__version__} no longer lists documents in Bokeh.{name}"
+    )
+    script = (SRC / "compose" / "page_script.js").read_text("utf-8")
+    assert f"Bokeh.{name}" in script
+
+
+def test_a_hook_still_gets_the_bokeh_model_its_parts_and_push():
+    from bokeh.models import Model
+
+    plot = _a_bokeh_plot()
+    assert isinstance(plot.state, Model)
+    assert "plot" in plot.handles and callable(plot.push)

@@ -36,7 +36,7 @@ def test_mkdocs_build_writes_a_lazy_titled_iframe_with_the_deep_link(tmp_path):
     # One sizing script for Sphinx and MkDocs: the package's embed.js, its bound filled in.
     shipped = resources.files("posviz").joinpath("embed.js").read_text("utf-8")
     written = (out / "assets" / "posviz-embed.js").read_text("utf-8")
-    assert written == shipped.replace("MAX_HEIGHT", str(MAX_HEIGHT))
+    assert written == shipped.replace("__MAX_HEIGHT__", str(MAX_HEIGHT))
     assert "MAX_HEIGHT" not in written and f", {MAX_HEIGHT})" in written
     assert (out / "_posviz" / "figure-710.html").read_text() == "<p>figure</p>"
 

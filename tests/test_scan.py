@@ -92,7 +92,7 @@ def test_a_really_rendered_page_with_an_outside_image_fails_the_scan(tmp_path: P
     }
     # As if the content check had been skipped: the view renders what the file says.
     code = (
-        "import sys; from pathlib import Path; import posviz.content as c; "
+        "import sys; from pathlib import Path; import posviz.content.markdown as c; "
         "c.CHECK_MARKUP = False; from posviz.build.prerender import main; "
         "main(Path(sys.argv[1]), sys.argv[2:])"
     )

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ui.browser import free_port, posviz_server
+from tests.support.browser import free_port, posviz_server
 
 ROUTE = "/topic-positional-encoding"
 WARM_UP, READERS, AT_ONCE = 20, 50, 10

@@ -14,7 +14,7 @@ import pytest
 from posviz.figures import FIGURES, QueryReach
 from posviz.figures.controls import idle
 from posviz.maths import reach
-from tests.test_compose import FakeLocation, live_figures, view
+from tests.support.compose import FakeLocation, live_figures, view
 
 
 def tried_values(figure, name) -> list:

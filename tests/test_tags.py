@@ -15,7 +15,9 @@ from posviz.compose.routes import tag_route, tag_slug
 from posviz.figures import FIGURES
 
 # test_compose's autouse `served` fixture builds views from the repository's content here too.
-from tests.test_compose import CONTENT, links, live_figures, panes, plain, served  # noqa: F401
+from tests.support.compose import CONTENT, links, live_figures, panes, plain
+
+pytestmark = pytest.mark.usefixtures("views_as_served")
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from posviz import content
+from posviz import content, paths
 
 
 def check_content(root=None) -> content.Library | None:
@@ -99,9 +99,7 @@ def entries_folder(port: int) -> Path:
     one per port, so two servers never clear each other's). Installed: a fresh
     ``mkdtemp`` folder. Both are the user's own (0700): no one else can plant a script.
     """
-    from posviz.build.target import repository_root
-
-    repo = repository_root()
+    repo = paths.repository_root()
     if repo is None:
         return Path(tempfile.mkdtemp(prefix=f"posviz-serve-{port}-"))
     folder = repo / ".posviz" / f"serve-{port}"

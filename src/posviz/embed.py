@@ -10,8 +10,9 @@ Shipped in the wheel the browser installs: Panel loads only inside functions.
 """
 
 import html
-from importlib import resources
 from urllib.parse import urlencode
+
+from posviz import assets
 
 SITE_DIR = "_posviz"
 SCRIPT = "posviz-embed.js"
@@ -21,10 +22,7 @@ MAX_HEIGHT = 20000  # px; the embed script never grows an iframe past it either
 
 def embed_script() -> str:
     """The script that sizes each embedded figure (``posviz/embed.js``)."""
-    script = resources.files("posviz").joinpath("embed.js").read_text("utf-8")
-    if "MAX_HEIGHT" not in script:
-        raise RuntimeError("posviz/embed.js lost its MAX_HEIGHT placeholder")
-    return script.replace("MAX_HEIGHT", str(MAX_HEIGHT))
+    return assets.render("posviz", "embed.js", MAX_HEIGHT=str(MAX_HEIGHT))
 
 
 def figure_query(figure_id: int, options: dict[str, str], spell: str = ":{0}: {1}") -> str:

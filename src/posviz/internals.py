@@ -11,13 +11,13 @@ import functools
 # --- Python ---------------------------------------------------------------------------
 
 # Under a server Panel waits ``Syncable._debounce`` ms after a widget change
-# before handling it, to batch a drag. 50 ms is a slider's whole frame budget
-# and Panel has no setting for it. Used by compose/views.py (servable).
+# before handling it, to batch a drag; its default is a slider's whole frame
+# budget and Panel has no setting for it. Used by compose/views.py (servable).
 DEBOUNCE = ("panel.reactive", "Syncable", "_debounce")
 
 
 def set_server_debounce(milliseconds: int) -> None:
-    """Make Panel batch widget events for ``milliseconds`` instead of its 50 ms."""
+    """Make Panel batch widget events for ``milliseconds`` instead of its default."""
     from panel.reactive import Syncable
 
     Syncable._debounce = milliseconds
@@ -25,7 +25,7 @@ def set_server_debounce(milliseconds: int) -> None:
 
 # Bokeh's server writes one message as several websocket frames (header,
 # metadata, content, buffers) and leaves Nagle's algorithm on, so a frame can
-# wait for the browser's delayed ACK: ~40 ms on a slider step. Neither Bokeh
+# wait for the browser's delayed ACK, on every slider step (benchmarks/notes.md). Neither Bokeh
 # nor Panel has a setting; tornado's ``set_nodelay`` must be called once the
 # socket is open, so posviz wraps ``WSHandler.open``. Used by compose/views.py
 # (servable).
@@ -73,8 +73,28 @@ SNAP_BACK = [
     ("param", "Parameter", "_validate"),
 ]
 
-# CPython's private _code_to_hash_pyc is no longer used: build/bytecode.py
-# compiles with py_compile (PycInvalidationMode.UNCHECKED_HASH).
+
+# Not private by name, but no documented API either: what a HoloViews hook is
+# given is the plot object, and posviz reads its Bokeh model (``plot.state``),
+# its named Bokeh parts (``plot.handles``), and sends a change made there to
+# the browser (``plot.push``). Used by figures/base.py (name_plot and the hooks).
+HOLOVIEWS_PLOT = ("holoviews.plotting.bokeh.plot", "BokehPlot", ("state", "push", "handles"))
+
+# Which data interfaces HoloViews tries, in order, is the class attribute
+# ``datatype``; setting it is the only way to skip the pandas probe. Used by
+# figures/base.py (numpy_only).
+DATATYPES = [
+    ("holoviews.core.data", "Dataset", "datatype"),
+    ("holoviews.element.raster", "Image", "datatype"),
+]
+
+# The static site's worker (RENDER) closes a page's session as Panel's server
+# does, with a ``MockSessionContext``, and sets the read-only ``state.location``
+# through ``edit_readonly``; neither is documented. Used by the worker's Python.
+WORKER_SESSION = [
+    ("panel.io.document", "", "MockSessionContext"),
+    ("panel.util", "", "edit_readonly"),
+]
 
 
 class FullBounds:
@@ -100,6 +120,11 @@ PANEL_LOADING_CLASS = "pn-loading"
 # benchmarks wait on them. Where: BokehJS (bokeh.min.js).
 BOKEH_JS_NAMES = ("index", "has_finished")
 
+# ``Bokeh.documents`` lists the page's live documents, which BokehJS fills but
+# does not document. The page script (compose/page_script.js: dark theme) and
+# frames.js read it. Where: BokehJS (bokeh.min.js).
+BOKEH_DOCUMENTS = "documents"
+
 # The text replacements on the HTML that ``panel convert`` writes each fail the
 # build when their anchor text is missing: see build/export.py (rewrite_page).
 
@@ -107,10 +132,14 @@ BOKEH_JS_NAMES = ("index", "has_finished")
 def python_internals() -> list[tuple[str, str, str]]:
     """(module, owner or "", attribute) of each Python internal named above."""
     module, names = PYODIDE_WORKER
+    plot_module, plot_class, plot_names = HOLOVIEWS_PLOT
     return [
         DEBOUNCE,
         WEBSOCKET_OPEN,
         PARAM_VALIDATE_BOUNDS,
         *SNAP_BACK,
         *[(module, "", n) for n in names],
+        *[(plot_module, plot_class, n) for n in plot_names],
+        *DATATYPES,
+        *WORKER_SESSION,
     ]

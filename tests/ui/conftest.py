@@ -1,13 +1,14 @@
 """Headless Chromium (Debian's /usr/bin/chromium) driven by Playwright.
 
 Every request that leaves loopback is aborted and recorded, so a test can
-assert that a page needed nothing from the network (tests/ui/browser.py holds
-the harness, shared with the benchmarks).
+assert that a page needed nothing from the network. Only fixtures live here:
+the harness is tests/support/browser.py (shared with the benchmarks) and the
+helpers tests/support/pages.py; their names stay importable from here.
 """
 
 import pytest
 
-from tests.ui.browser import (  # noqa: F401  (re-exported for other test modules)
+from tests.support.browser import (  # noqa: F401  (kept importable from here)
     CHROMIUM,
     CHROMIUM_ARGS,
     LOOPBACK,
@@ -18,30 +19,16 @@ from tests.ui.browser import (  # noqa: F401  (re-exported for other test module
     static_server,
     wait_for_http,
 )
-
-# Fingerprint of the data a named Bokeh plot draws: per renderer, per column,
-# length and sum. It changes whenever the plotted data does.
-FINGERPRINT_JS = """(name) => {
-  if (!window.Bokeh || !Bokeh.documents) return null;
-  // Newest document first: a static page keeps its pre-rendered one around.
-  for (const doc of [...Bokeh.documents].reverse()) {
-    const plot = doc.get_model_by_name(name);
-    if (!plot) continue;
-    return plot.renderers.filter(r => r.data_source).map(r => {
-      const data = r.data_source.data;
-      return Object.keys(data).sort().map(key => {
-        const column = data[key];
-        const flat = (column.length && column[0] && column[0].length !== undefined
-                      && typeof column[0] !== 'string')
-          ? column.flatMap(a => Array.from(a)) : Array.from(column);
-        let sum = 0;
-        for (const x of flat) if (typeof x === 'number') sum += x;
-        return key + ':' + flat.length + ':' + sum.toFixed(6);
-      }).join('|');
-    }).join(' ; ');
-  }
-  return null;
-}"""
+from tests.support.pages import (  # noqa: F401  (kept importable from here)
+    FINGERPRINT_JS,
+    Blocked,
+    fingerprint,
+    new_page,
+    press_on_slider,
+    slider_title,
+    wait_for_change,
+    wait_for_plot,
+)
 
 
 @pytest.fixture(scope="session")
@@ -57,10 +44,6 @@ def browser():
         launched.close()
 
 
-class Blocked(list):
-    """URLs that tried to leave the machine."""
-
-
 @pytest.fixture
 def blocked():
     return Blocked()
@@ -72,14 +55,6 @@ def context(browser, blocked):
     opened = sealed_context(browser, blocked)
     yield opened
     opened.close()
-
-
-def new_page(context):
-    """A page of ``context`` that records its uncaught errors in ``page.errors``."""
-    opened = context.new_page()
-    opened.errors = []
-    opened.on("pageerror", lambda error: opened.errors.append(str(error)))
-    return opened
 
 
 @pytest.fixture
@@ -110,40 +85,6 @@ def serve_copy(built_site):
     yield serve
     for server in servers:
         server.__exit__(None, None, None)
-
-
-def fingerprint(page, name: str):
-    return page.evaluate(FINGERPRINT_JS, name)
-
-
-def wait_for_plot(page, name: str, timeout: float = 30_000):
-    page.wait_for_function(f"() => ({FINGERPRINT_JS})({name!r}) !== null", timeout=timeout)
-    return fingerprint(page, name)
-
-
-def press_on_slider(page, figure_index: int, slider_index: int, key: str = "ArrowRight"):
-    handle = (
-        page.locator(".posviz-figure").nth(figure_index).locator(".noUi-handle").nth(slider_index)
-    )
-    handle.focus()
-    handle.press(key)
-
-
-def slider_title(page, figure_index: int, slider_index: int) -> str:
-    return (
-        page.locator(".posviz-figure")
-        .nth(figure_index)
-        .locator(".bk-slider-title")
-        .nth(slider_index)
-        .inner_text()
-    )
-
-
-def wait_for_change(page, name: str, before: str, timeout: float = 15_000) -> str:
-    page.wait_for_function(
-        f"(before) => ({FINGERPRINT_JS})({name!r}) !== before", arg=before, timeout=timeout
-    )
-    return fingerprint(page, name)
 
 
 @pytest.fixture(scope="module")

@@ -14,22 +14,18 @@ from playwright.sync_api import expect
 from posviz.compose.routes import routes
 from posviz.compose.style import DARK
 from posviz.content import load
-from tests.ui.conftest import fingerprint, wait_for_change, wait_for_plot
+from tests.support.pages import (
+    axe_serious,
+    deep_focus,
+    fingerprint,
+    settle,
+    wait_for_change,
+    wait_for_plot,
+)
 
 pytestmark = pytest.mark.browser
 
 ROUTES = [route.name for route in routes(load())]
-SERIOUS = {"serious", "critical"}
-
-# The focused element, followed into shadow roots.
-DEEP_FOCUS_JS = """() => {
-  let a = document.activeElement;
-  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
-  if (!a || a === document.body) return null;
-  const style = getComputedStyle(a);
-  return {cls: a.className, label: a.getAttribute('aria-label') || a.textContent.trim(),
-          outline: style.outlineStyle, width: parseFloat(style.outlineWidth)};
-}"""
 
 # The first figure's current plot background, as Bokeh holds it.
 BACKGROUND_JS = """(name) => {
@@ -41,36 +37,8 @@ BACKGROUND_JS = """(name) => {
 }"""
 
 
-def axe_serious(page) -> list[str]:
-    from axe_playwright_python.sync_playwright import Axe
-
-    violations = Axe().run(page).response["violations"]
-    return [
-        f"{v['id']} ({v['impact']}, {len(v['nodes'])} nodes): {v['help']}"
-        for v in violations
-        if v["impact"] in SERIOUS
-    ]
-
-
 def url(base: str, name: str) -> str:
     return f"{base}/" if name == "index" else f"{base}/{name}"
-
-
-def settle(page, state="networkidle"):
-    """Wait until the page's figures are drawn and the page script has labelled them.
-
-    Under serve, networkidle means the server has sent the page's models. An exported
-    page never reaches networkidle (30 s timeouts): it has gone live already, so "load".
-    """
-    page.wait_for_load_state(state)
-    if page.locator(".posviz-figure").count():
-        page.wait_for_function(
-            "() => window.__posvizAccess && window.Bokeh && Bokeh.documents.length"
-        )
-        page.locator(".noUi-handle[aria-label]").first.wait_for(state="attached")
-        # The page script labels handles as their sliders render: wait for all of them.
-        expect(page.locator(".noUi-handle:not([aria-label])")).to_have_count(0)
-        page.locator(".posviz-readout[aria-live='polite']").first.wait_for(state="attached")
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -92,10 +60,6 @@ def test_axe_sees_the_problem_it_should(served, page):
         " d.tabIndex = 0; document.body.appendChild(d); }"
     )
     assert any(v.startswith("aria-input-field-name") for v in axe_serious(page))
-
-
-def deep_focus(page):
-    return page.evaluate(DEEP_FOCUS_JS)
 
 
 def test_every_control_is_reached_by_tab_with_visible_focus(served, page):

@@ -21,8 +21,8 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.ui.browser import CHROMIUM, CHROMIUM_ARGS, seal, static_server
-from tests.ui.conftest import Blocked, press_on_slider, wait_for_change, wait_for_plot
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, seal, static_server
+from tests.support.pages import Blocked, press_on_slider, wait_for_change, wait_for_plot
 
 pytestmark = pytest.mark.browser
 LIVE = 120_000

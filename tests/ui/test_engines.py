@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from posviz.compose.style import DARK
-from tests.ui.engines import MissingEngine, start
+from tests.support.engines import MissingEngine, start
 
 pytestmark = [pytest.mark.browser, pytest.mark.engines]
 LIVE = 180.0  # s: a cold start on a loaded 2-core machine, WebKit slowest

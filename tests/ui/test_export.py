@@ -2,10 +2,11 @@
 
 import pytest
 
-from tests.ui import conftest
-from tests.ui.browser import static_server
-from tests.ui.conftest import (
+from tests.support.browser import static_server
+from tests.support.pages import (  # noqa: F401  (open_live: kept importable from here)
     FINGERPRINT_JS,
+    LIVE,
+    open_live,
     press_on_slider,
     slider_title,
     wait_for_change,
@@ -13,9 +14,6 @@ from tests.ui.conftest import (
 )
 
 pytestmark = pytest.mark.browser
-# The fixture lives in conftest.py; kept importable from here for older test modules.
-static_site = conftest.static_site
-LIVE = 120_000  # a cold Pyodide start on 2 cores takes ~10 s; leave room for a loaded CI
 
 PLOTS = {
     96: "posviz-96-bars",
@@ -23,15 +21,6 @@ PLOTS = {
     7256: "posviz-7256-cost",
     4121: "posviz-4121-layers1",
 }
-
-
-def open_live(page, url):
-    page.goto(url)
-    # The pre-rendered figures are there before Python is.
-    assert page.evaluate("document.body.dataset.posviz") in ("loading", "live")
-    page.wait_for_function("() => document.body.dataset.posviz !== 'loading'", timeout=LIVE)
-    state = page.evaluate("document.body.dataset.posviz")
-    assert state == "live", page.locator(".posviz-status").inner_text()
 
 
 def test_topic_page_goes_live_offline_and_every_figure_answers(static_site, page, blocked):

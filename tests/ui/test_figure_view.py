@@ -6,7 +6,7 @@ import pytest
 
 from posviz import content
 from posviz.figures import FIGURES
-from tests.ui.conftest import FINGERPRINT_JS, press_on_slider
+from tests.support.pages import FINGERPRINT_JS, press_on_slider
 
 pytestmark = pytest.mark.browser
 

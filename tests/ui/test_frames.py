@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.ui.browser import static_server
-from tests.ui.conftest import fingerprint, press_on_slider, slider_title, wait_for_plot
+from tests.support.browser import static_server
+from tests.support.pages import fingerprint, press_on_slider, slider_title, wait_for_plot
 
 pytestmark = pytest.mark.browser
 LIVE = 120_000

@@ -6,7 +6,7 @@ from posviz.compose.routes import routes
 from posviz.content import load
 from posviz.figures import FIGURES
 from tests.oracles import oracle_for
-from tests.ui.conftest import wait_for_plot
+from tests.support.pages import wait_for_plot
 
 pytestmark = pytest.mark.browser
 

@@ -2,9 +2,10 @@
 
 import pytest
 
+from tests.support.browser import static_server
 from tests.support.embedded import assert_not_clipped, live_frames
 from tests.support.mkdocs_project import PAGES, build_docs
-from tests.ui.conftest import fingerprint, slider_title, static_server, wait_for_change
+from tests.support.pages import fingerprint, slider_title, wait_for_change
 
 pytestmark = pytest.mark.browser
 

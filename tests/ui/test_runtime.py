@@ -8,7 +8,7 @@ Headless Chromium, network blocked, the built export on loopback.
 
 import pytest
 
-from tests.ui.conftest import (
+from tests.support.pages import (
     fingerprint,
     new_page,
     press_on_slider,

@@ -10,7 +10,7 @@ changed in transit, never on disk).
 
 import pytest
 
-from tests.ui.conftest import new_page, press_on_slider, wait_for_change, wait_for_plot
+from tests.support.pages import new_page, press_on_slider, wait_for_change, wait_for_plot
 
 pytestmark = pytest.mark.browser
 LIVE = 120_000

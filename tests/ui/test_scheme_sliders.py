@@ -2,8 +2,7 @@
 
 import pytest
 
-from tests.ui.conftest import wait_for_change, wait_for_plot
-from tests.ui.test_a11y import deep_focus, settle
+from tests.support.pages import deep_focus, settle, wait_for_change, wait_for_plot
 
 pytestmark = pytest.mark.browser
 
@@ -56,7 +55,7 @@ def test_block_sliders_come_and_go_with_their_scheme(served, page, blocked):
 
 
 def test_block_sliders_come_and_go_in_the_export(static_site, page, blocked):
-    from tests.ui.test_export import open_live
+    from tests.support.pages import open_live
 
     open_live(page, f"{static_site}/figure-4121.html?scheme=block-1d&memory_length=0")
     page.get_by_text("1D: memory before l_m: 0").wait_for()  # the link, applied once live

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.ui.conftest import (
+from tests.support.pages import (
     fingerprint,
     press_on_slider,
     slider_title,

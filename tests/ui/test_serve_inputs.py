@@ -3,7 +3,7 @@ snaps back: the browser's widget and the figure never disagree."""
 
 import pytest
 
-from tests.ui.conftest import slider_title, wait_for_plot
+from tests.support.pages import slider_title, wait_for_plot
 
 pytestmark = pytest.mark.browser
 

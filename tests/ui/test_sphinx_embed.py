@@ -7,8 +7,8 @@ import threading
 import pytest
 
 from tests.support.embedded import assert_not_clipped, live_frames
-from tests.test_sphinx import INDEX, NESTED, SECOND, build_docs
-from tests.ui.conftest import slider_title
+from tests.support.pages import slider_title
+from tests.support.sphinx_project import INDEX, NESTED, SECOND, build_docs
 
 pytestmark = pytest.mark.browser
 

@@ -6,8 +6,7 @@ import pytest
 from posviz.compose.routes import tagged
 from posviz.content import load
 from posviz.figures import FIGURES
-from tests.ui.conftest import wait_for_plot
-from tests.ui.test_export import open_live, static_site  # noqa: F401 (fixture)
+from tests.support.pages import open_live, wait_for_plot
 
 pytestmark = pytest.mark.browser
 

@@ -16,8 +16,8 @@ from markdown_it import MarkdownIt
 from posviz.compose import routes as routing
 from posviz.content import load
 from posviz.figures import FIGURES
-from tests.ui.browser import sealed_context
-from tests.ui.test_a11y import axe_serious
+from tests.support.browser import sealed_context
+from tests.support.pages import axe_serious
 
 pytestmark = pytest.mark.browser
 

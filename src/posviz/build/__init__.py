@@ -1,1 +1,1 @@
-"""The static export: `posviz build` and what it assembles (runtime, wheels, pages)."""
+"""The static export: ``posviz build`` and what it assembles (runtime, wheels, pages)."""

@@ -26,7 +26,7 @@ import zipfile
 from pathlib import Path
 
 from posviz.build import distribution, pins
-from posviz.build.wheels import _wheel_dist_info, _write_wheel_archive
+from posviz.build.wheels import wheel_dist_info, write_wheel_archive
 
 KEEP_SOURCE = ("posviz",)
 
@@ -91,7 +91,7 @@ def _rewrite(wheel: Path, compiled: Path, dest: Path, python: str) -> Path:
     """``wheel`` with its modules replaced (or joined) by the compiled ones."""
     with zipfile.ZipFile(wheel) as archive:
         files = {name: archive.read(name) for name in archive.namelist() if not name.endswith("/")}
-    dist_info = _wheel_dist_info(list(files), wheel)
+    dist_info = wheel_dist_info(list(files), wheel)
     keep_source = wheel.name.split("-")[0] in KEEP_SOURCE
     for pyc in sorted(compiled.rglob("*.pyc")):
         name = pyc.relative_to(compiled).as_posix()[:-1]  # the .py it came from
@@ -102,7 +102,7 @@ def _rewrite(wheel: Path, compiled: Path, dest: Path, python: str) -> Path:
         else:
             del files[name]
             files[name + "c"] = pyc.read_bytes()
-    return _write_wheel_archive(dest / wheel.name, dist_info, files)
+    return write_wheel_archive(dest / wheel.name, dist_info, files)
 
 
 def compile_wheels(
@@ -110,7 +110,7 @@ def compile_wheels(
 ) -> tuple[list[Path], dict]:
     """The wheels with bytecode, and what was done.
 
-    `pinned` maps a wheel's file name to the sha256 of its compiled twin (default
+    ``pinned`` maps a wheel's file name to the sha256 of its compiled twin (default
     pins.json's "bytecode"). A pinned twin comes from ``cache`` when it matches its
     pin; an unpinned one is compiled now and written over its source wheel.
     """
@@ -160,22 +160,21 @@ def compile_wheels(
 
 def _check_fresh(done: Path, expected: str) -> None:
     """Refuse (and remove) a wheel just compiled that is not its pinned twin."""
-    found = pins.sha256_file(done)
-    if found == expected:
-        return
-    done.unlink()
-    raise BytecodeError(
-        f"{done.name} compiled to sha256 {found}, but {pins.PINS_FILE} pins "
-        f'{expected} for it under "bytecode"; its wheel, the slimming rules or '
-        "Pyodide changed. If that change is intended, pin the new sha256"
-    )
+    try:
+        pins.check(done, expected, f'{done.name} compiled, under "bytecode",')
+    except pins.PinError as error:
+        done.unlink()
+        raise BytecodeError(
+            f"{error}. Its wheel, the slimming rules or Pyodide changed; "
+            "if that change is intended, pin the new sha256"
+        ) from None
 
 
 def _intact(done: Path, expected: str) -> bool:
-    """Whether the cached compiled wheel `done` is there with its pinned sha256."""
+    """Whether the cached compiled wheel ``done`` is there with its pinned sha256."""
     if not done.is_file():
         return False
-    if pins.sha256_file(done) == expected:
+    if pins.matches(done, expected):
         return True
     print(
         f"posviz: cached bytecode {done} does not match its pin in {pins.PINS_FILE}; "

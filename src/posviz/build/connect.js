@@ -29,6 +29,7 @@
     // A file has no CORS, so the browser refuses every script that carries an
     // integrity sha256: load them here, in order, without it (the pinned tags
     // that follow then fail their check and do not run).
+    // biome-ignore lint/suspicious/noUselessEscapeInString: this script is inlined; an unescaped end tag would end it
     for (const src of PINNED) document.write(`<script src="${src}"><\/script>`);
     // Browsers start no worker for a page opened as a file: say how to serve it.
     const path = decodeURIComponent(location.pathname);
@@ -48,7 +49,7 @@
   let locks = null;
   try {
     if (navigator.locks && typeof navigator.locks.request === "function") locks = navigator.locks;
-  } catch (error) { /* treated as absent */ }
+  } catch { /* treated as absent */ }
   const page = `posviz page ${Math.random().toString(36).slice(2)}`;
   const living = !locks ? Promise.resolve(null) : new Promise((resolve) => {
     locks.request(page, () => { resolve(page); return new Promise(() => {}); })
@@ -70,7 +71,7 @@
       try {
         host = new SharedWorker("./posviz-worker.js", {name: `posviz ${BUILD}`, extendedLifetime: true});
         port = host.port;
-      } catch (error) {
+      } catch {
         host = null;
       }
     }

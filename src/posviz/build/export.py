@@ -26,7 +26,6 @@ import traceback
 import urllib.parse
 import uuid
 import zipfile
-from importlib import resources
 from pathlib import Path
 from xml.sax.saxutils import escape as xml_escape
 
@@ -34,7 +33,7 @@ import bokeh
 import holoviews
 import panel
 
-from posviz import __version__, content
+from posviz import __version__, assets, content
 from posviz.build import bytecode, distribution, frames, pins, target, wheels
 from posviz.build.scan import scan
 from posviz.compose import page as page_model
@@ -201,18 +200,10 @@ class _PosvizRuntime:
 posviz_runtime = _PosvizRuntime()
 """
 
-STATUS_CSS = """<style>
-.posviz-status { position: fixed; right: 16px; bottom: 16px; z-index: 1000; padding: 8px 14px;
-  border-radius: 18px; background: #1d2433; color: #fff; font: 13px system-ui, sans-serif;
-  box-shadow: 0 2px 8px rgba(0,0,0,.25); max-width: 40em; }
-.posviz-status.posviz-error { background: #8a1c1c; border-radius: 8px; }
-</style>"""
+STATUS_CSS = f"<style>\n{assets.source('posviz.build', 'status.css')}</style>"
 
-# Bokeh's simple ids are "p" and a counter: their numbers give the order of creation.
-ID_ORDER = (
-    "const posvizIdOrder = (a, b) => "
-    "Number(String(a).replace(/\\D/g, '')) - Number(String(b).replace(/\\D/g, ''));"
-)
+# Orders ids by creation (Bokeh's simple ids are "p" and a counter).
+ID_ORDER = assets.source("posviz.build", "id_order.js").rstrip("\n")
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
@@ -324,11 +315,12 @@ def rewrite_page(html: str, name: str, cdn: bool) -> str:
         html = re.sub(r"<script[^>]*bokeh-mathjax-[^>]*></script>\n?", "", html)
     # Connect to Python before the browser parses BokehJS; messages wait in
     # posvizWorker.early until the page's handler exists (the loader replays them).
-    connect = resources.files("posviz.build").joinpath("connect.js").read_text("utf-8")
-    connect = (
-        connect.replace("__ROUTE__", script_literal(name))
-        .replace("__BUILD__", BUILD_PLACEHOLDER)
-        .replace("__PINNED__", PINNED_PLACEHOLDER)
+    connect = assets.render(
+        "posviz.build",
+        "connect.js",
+        ROUTE=script_literal(name),
+        BUILD=BUILD_PLACEHOLDER,
+        PINNED=PINNED_PLACEHOLDER,
     )
     html = edit(html, page, "<script", f"<script>\n{connect}</script>\n<script", first=True)
     html = edit(
@@ -338,7 +330,7 @@ def rewrite_page(html: str, name: str, cdn: bool) -> str:
         "const pyodideWorker = window.posvizWorker",
     )
     # The loader joins panel's own worker script, so no message can slip between.
-    loader = resources.files("posviz.build").joinpath("loader.js").read_text("utf-8")
+    loader = assets.render("posviz.build", "loader.js")
     html = edit(html, page, "pyodideWorker.onmessage = ", "pyodideWorker.onmessage = ", first=True)
     handler = html.index("pyodideWorker.onmessage = ")
     close = html.index("</script>", handler)
@@ -516,8 +508,7 @@ def write_worker(
         "site_packages": bytecode.site_packages(python),
         "prelude": PRELUDE.format(cdn_root=cdn_root) + RENDER,
     }
-    template = resources.files("posviz.build").joinpath("worker.js").read_text("utf-8")
-    script = edit(template, "worker.js", "__SITE__", json.dumps(config, indent=1))
+    script = assets.render("posviz.build", "worker.js", SITE=json.dumps(config, indent=1))
     (out / "posviz-worker.js").write_text(script, "utf-8")
     build_id = hashlib.sha256(script.encode("utf-8")).hexdigest()[:16]
     pages = {
@@ -571,7 +562,7 @@ def add_frames(out: Path, found: list[Route]) -> dict:
     ``frames.js``); the frames' files are listed in site.json.
     """
     listed = frames.write_frames(out, {fid for route in found for fid in route.figures})
-    script = resources.files("posviz.build").joinpath("frames.js").read_bytes()
+    script = assets.render("posviz.build", "frames.js").encode("utf-8")
     (out / "posviz-frames.js").write_bytes(script)
     for route in found:
         if not route.figures:

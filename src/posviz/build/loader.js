@@ -48,10 +48,10 @@
   // live page: a start that never finished is worth telling the reader about.
   const KEY = "posviz-runtime";
   const remember = (id, state) => {
-    try { localStorage.setItem(KEY, JSON.stringify({id, state})); } catch (error) { /* private mode */ }
+    try { localStorage.setItem(KEY, JSON.stringify({id, state})); } catch { /* private mode */ }
   };
   const recall = () => {
-    try { return JSON.parse(localStorage.getItem(KEY)) || {}; } catch (error) { return {}; }
+    try { return JSON.parse(localStorage.getItem(KEY)) || {}; } catch { return {}; }
   };
 
   // A runtime file that never arrives can leave Pyodide waiting forever: give up

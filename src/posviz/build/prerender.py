@@ -1,4 +1,4 @@
-"""Run `panel convert` on entry scripts: `python -m posviz.build.prerender OUT NAME...`.
+"""Run ``panel convert`` on entry scripts: ``python -m posviz.build.prerender OUT NAME...``.
 
 Runs in its own interpreter so that the build can fix what makes output
 differ between runs (PYTHONHASHSEED, the export flag, Panel's CDN root)
@@ -11,7 +11,7 @@ from pathlib import Path
 
 
 def main(out: Path, names: list[str]) -> None:
-    """Write OUT/<name>.html for each route name, pre-rendered by `panel convert`."""
+    """Write OUT/<name>.html for each route name, pre-rendered by ``panel convert``."""
     from panel.io.convert import script_to_html
 
     from posviz.compose.entries import write_entries

@@ -1,4 +1,4 @@
-"""Where `posviz build` writes: checked first, built beside, swapped in last.
+"""Where ``posviz build`` writes: checked first, built beside, swapped in last.
 
 A site is built into a fresh hidden sibling of the output folder and moved into
 place only once it is complete and has passed the offline scan, so a failed or
@@ -6,7 +6,7 @@ interrupted build leaves the previous site as it was. posviz replaces a folder
 only when it made it: the marker file ``.posviz-build.json``, written last,
 lists every file of the build, and a folder holding anything else is refused.
 
-Stdlib only, and no build step: these checks run before anything is built.
+Stdlib (and posviz.paths) only, and no build step: these checks run before anything is built.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ import tempfile
 import uuid
 from pathlib import Path
 
+from posviz.paths import repository_root
+
 MARKER = ".posviz-build.json"
 # A sibling folder being built, or a previous site being swapped out.
 _BUILDING, _OLD = "building", "old"
@@ -27,14 +29,6 @@ _BUILDING, _OLD = "building", "old"
 
 class TargetError(Exception):
     """The output folder may not be written; the message says why."""
-
-
-def repository_root() -> Path | None:
-    """The source checkout posviz runs from, if it runs from one."""
-    for folder in Path(__file__).resolve().parents:
-        if (folder / "pyproject.toml").is_file() and (folder / "src" / "posviz").is_dir():
-            return folder
-    return None
 
 
 def read_marker(folder: Path) -> dict | None:
@@ -49,7 +43,7 @@ def read_marker(folder: Path) -> dict | None:
 
 
 def files_of(folder: Path) -> list[str]:
-    """Every file and link under `folder`, as sorted POSIX paths relative to it."""
+    """Every file and link under ``folder``, as sorted POSIX paths relative to it."""
     found = []
     for path in folder.rglob("*"):
         if path.is_symlink() or not path.is_dir():
@@ -58,7 +52,7 @@ def files_of(folder: Path) -> list[str]:
 
 
 def check(out: Path) -> None:
-    """Raise `TargetError` unless `out` is new, an empty folder, or a site posviz made."""
+    """Raise ``TargetError`` unless ``out`` is new, an empty folder, or a site posviz made."""
     out = Path(out)
     if out.is_symlink():
         raise TargetError(f"{out} is a symbolic link; give the folder it points to, or a new one")
@@ -99,7 +93,7 @@ def check(out: Path) -> None:
 
 @contextlib.contextmanager
 def lock(out: Path):
-    """Hold the parent folder of `out` for one build; a second build there fails at once.
+    """Hold the parent folder of ``out`` for one build; a second build there fails at once.
 
     An advisory lock on the folder itself, so no lock file is left beside the site.
     """
@@ -122,10 +116,10 @@ def _siblings(out: Path, kind: str) -> list[Path]:
 
 
 def recover(out: Path) -> None:
-    """Undo what an interrupted build left beside `out`.
+    """Undo what an interrupted build left beside ``out``.
 
     A swap cut short between its two renames leaves the previous site as an
-    `old` sibling and no `out`: it is put back. Other siblings are deleted,
+    ``old`` sibling and no ``out``: it is put back. Other siblings are deleted,
     but only those with posviz's marker in them.
     """
     old = [p for p in _siblings(out, _OLD) if read_marker(p) is not None]
@@ -137,7 +131,7 @@ def recover(out: Path) -> None:
 
 
 def fresh(out: Path) -> Path:
-    """A new empty sibling folder of `out` to build into (marked as posviz's)."""
+    """A new empty sibling folder of ``out`` to build into (marked as posviz's)."""
     out.parent.mkdir(parents=True, exist_ok=True)
     folder = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.posviz-{_BUILDING}-"))
     os.chmod(folder, 0o755)  # mkdtemp's 0700 would follow the folder to the web server
@@ -153,7 +147,7 @@ def seal(folder: Path, **about) -> None:
 
 
 def swap(built: Path, out: Path) -> None:
-    """Put the finished `built` folder at `out`; the previous site goes only after."""
+    """Put the finished ``built`` folder at ``out``; the previous site goes only after."""
     check(out)  # nothing may have appeared there while the site was built
     if not out.exists() or not any(out.iterdir()):
         os.replace(built, out)  # rename over an empty folder is atomic

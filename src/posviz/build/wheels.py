@@ -1,8 +1,8 @@
 """Pure-Python wheels for the Pyodide side of a static site.
 
 The compiled packages (numpy, packaging) come from the Pyodide distribution
-(`posviz.build.distribution`); everything else the site imports is a pure
-`py3-none-any` wheel collected here, slimmed of what a browser never reads, and
+(``posviz.build.distribution``); everything else the site imports is a pure
+``py3-none-any`` wheel collected here, slimmed of what a browser never reads, and
 written deterministically so the same input gives byte-identical output.
 
 Every download is pinned by sha256 in ``pins.json`` and made with
@@ -21,9 +21,6 @@ import csv
 import fnmatch
 import hashlib
 import io
-import os
-import shutil
-import subprocess
 import sys
 import tarfile
 import tempfile
@@ -34,7 +31,7 @@ from pathlib import Path
 
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 
-from posviz.build import pins
+from posviz.build import pins, system
 
 from .distribution import default_cache_root
 
@@ -70,16 +67,16 @@ def _escaped(name: str) -> str:
     return canonicalize_name(name).replace("-", "_")
 
 
-# ------------------------------------------------------------------ slimming rules
+# --- slimming rules -----------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class SlimRule:
     """Which files of a wheel Pyodide never reads.
 
-    `drop`: removed.  `stub`: kept as empty files, for code that only tests a
-    file's existence.  `keep`: exempt from both.  Patterns are `fnmatch`
-    patterns over the whole archive path; `*` also crosses `/`.
+    ``drop``: removed.  ``stub``: kept as empty files, for code that only tests a
+    file's existence.  ``keep``: exempt from both.  Patterns are ``fnmatch``
+    patterns over the whole archive path; ``*`` also crosses ``/``.
     """
 
     drop: tuple[str, ...] = ()
@@ -117,7 +114,7 @@ SLIM_RULES: dict[str, SlimRule] = {
 
 
 def _slim_action(path: str, rules: list[SlimRule]) -> str:
-    """'keep', 'stub' or 'drop' for archive `path`."""
+    """'keep', 'stub' or 'drop' for archive ``path``."""
     if path.split("/", 1)[0].endswith(".dist-info"):
         return "keep"  # metadata always stays
 
@@ -131,7 +128,7 @@ def _slim_action(path: str, rules: list[SlimRule]) -> str:
     return "drop" if matches("drop") else "keep"
 
 
-# --------------------------------------------------------------- wheel writing
+# --- wheel writing ------------------------------------------------------------
 
 
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
@@ -144,10 +141,10 @@ def _record_hash(data: bytes) -> str:
     return "sha256=" + base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
 
 
-def _write_wheel_archive(path: Path, dist_info: str, files: dict[str, bytes]) -> Path:
-    """Write `files` plus a fresh RECORD as a deterministic zip at `path`.
+def write_wheel_archive(path: Path, dist_info: str, files: dict[str, bytes]) -> Path:
+    """Write ``files`` plus a fresh RECORD as a deterministic zip at ``path``.
 
-    Entries sorted, package files before `.dist-info`, RECORD last; fixed
+    Entries sorted, package files before ``.dist-info``, RECORD last; fixed
     timestamps, permissions and compression.
     """
     record_path = f"{dist_info}/RECORD"
@@ -163,8 +160,8 @@ def _write_wheel_archive(path: Path, dist_info: str, files: dict[str, bytes]) ->
     order.append(record_path)
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _temp_beside(path)
-    with zipfile.ZipFile(tmp, "w") as zf:
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as zf:
         for name in order:
             info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
             # empty stubs stored: deflating nothing still costs bytes
@@ -172,7 +169,7 @@ def _write_wheel_archive(path: Path, dist_info: str, files: dict[str, bytes]) ->
             info.create_system = 3
             info.external_attr = 0o100644 << 16
             zf.writestr(info, body[name], compresslevel=9)
-    os.replace(tmp, path)
+    system.write_atomic(path, archive.getvalue())
     return path
 
 
@@ -185,9 +182,9 @@ def write_wheel(
     requires: list[str] | tuple[str, ...] = (),
     summary: str = "",
 ) -> Path:
-    """Build a deterministic pure `py3-none-any` wheel from in-memory `files`.
+    """Build a deterministic pure ``py3-none-any`` wheel from in-memory ``files``.
 
-    `files` maps archive paths (e.g. `posviz/__init__.py`) to contents;
+    ``files`` maps archive paths (e.g. ``posviz/__init__.py``) to contents;
     METADATA, WHEEL and RECORD are generated.
     """
     escaped = _escaped(name)
@@ -213,10 +210,11 @@ def write_wheel(
     body[f"{dist_info}/METADATA"] = ("\n".join(metadata) + "\n").encode()
     body[f"{dist_info}/WHEEL"] = ("\n".join(wheel) + "\n").encode()
     out = Path(dest_dir) / f"{escaped}-{version}-py3-none-any.whl"
-    return _write_wheel_archive(out, dist_info, body)
+    return write_wheel_archive(out, dist_info, body)
 
 
-def _wheel_dist_info(names: list[str], wheel: Path) -> str:
+def wheel_dist_info(names: list[str], wheel: Path) -> str:
+    """The one ``.dist-info`` folder among a wheel's archive ``names``."""
     tops = {n.split("/", 1)[0] for n in names if n.split("/", 1)[0].endswith(".dist-info")}
     if len(tops) != 1:
         raise WheelError(f"{wheel.name}: expected one .dist-info folder, found {sorted(tops)}")
@@ -224,9 +222,9 @@ def _wheel_dist_info(names: list[str], wheel: Path) -> str:
 
 
 def slim_wheel(src: Path, dest_dir: Path) -> Path:
-    """Rewrite wheel `src` into `dest_dir` without files Pyodide never reads.
+    """Rewrite wheel ``src`` into ``dest_dir`` without files Pyodide never reads.
 
-    What goes (or is emptied) is `SLIM_RULES`; RECORD is regenerated and the archive written
+    What goes (or is emptied) is ``SLIM_RULES``; RECORD is regenerated and the archive written
     deterministically (same input, byte-identical output).
     """
     src = Path(src)
@@ -234,35 +232,22 @@ def slim_wheel(src: Path, dest_dir: Path) -> Path:
     rules = [SLIM_RULES["*"]] + ([SLIM_RULES[dist_name]] if dist_name in SLIM_RULES else [])
     with zipfile.ZipFile(src) as zf:
         names = [i.filename for i in zf.infolist() if not i.is_dir()]
-        dist_info = _wheel_dist_info(names, src)
+        dist_info = wheel_dist_info(names, src)
         actions = {n: _slim_action(n, rules) for n in names}
         kept = {n: zf.read(n) for n, a in actions.items() if a == "keep"}
         kept.update({n: b"" for n, a in actions.items() if a == "stub"})
-    return _write_wheel_archive(Path(dest_dir) / src.name, dist_info, kept)
+    return write_wheel_archive(Path(dest_dir) / src.name, dist_info, kept)
 
 
-# ------------------------------------------------------------ collecting wheels
+# --- collecting wheels --------------------------------------------------------
 
 
 def _pip(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> None:
-    cmd = [sys.executable, "-m", "pip", *args]
-    try:
-        subprocess.run(
-            cmd,
-            cwd=cwd,
-            check=True,
-            capture_output=True,
-            text=True,
-            env={**os.environ, **(env or {})},
-        )
-    except subprocess.CalledProcessError as exc:
-        raise WheelError(
-            f"`{' '.join(cmd)}` failed (exit {exc.returncode}):\n{exc.stderr.strip()}"
-        ) from None
+    system.run([sys.executable, "-m", "pip", *args], cwd, WheelError, env=env)
 
 
 def _patch_markupsafe(src_dir: Path) -> None:
-    """Switch the C speedups off; markupsafe falls back to `_native`."""
+    """Switch the C speedups off; markupsafe falls back to ``_native``."""
     setup = src_dir / "setup.py"
     text = setup.read_text(encoding="utf-8")
     prefix = "supports_speedups = "
@@ -290,7 +275,7 @@ SDIST_BUILDS: dict[str, SdistBuild] = {
 
 
 def _pin_of(name: str, table: dict) -> tuple[str, str, bool]:
-    """(version, sha256 of the wheel, built from an sdist?) for `name`."""
+    """(version, sha256 of the wheel, built from an sdist?) for ``name``."""
     if name in table["sdists"]:
         pin = table["sdists"][name]
         return pin["version"], pin["wheel_sha256"], True
@@ -320,17 +305,17 @@ def _check_pure(wheel: Path, name: str, version: str) -> None:
 
 
 def _hashed(work: Path, name: str, version: str, sha256: str) -> str:
-    """A requirements file that pins `name` by hash, for `pip --require-hashes`."""
+    """A requirements file that pins ``name`` by hash, for ``pip --require-hashes``."""
     path = work / f"{name}.txt"
     path.write_text(f"{name}=={version} --hash=sha256:{sha256}\n", "utf-8")
     return str(path)
 
 
 def _build_from_sdist(name: str, version: str, table: dict, work: Path) -> Path:
-    """Build the pure wheel of `name` from its pinned sdist with pinned build requirements.
+    """Build the pure wheel of ``name`` from its pinned sdist with pinned build requirements.
 
     The build requirements are installed first, by hash, and every later step
-    runs without build isolation against them: even `pip download` of an sdist
+    runs without build isolation against them: even ``pip download`` of an sdist
     runs its metadata step, which in an isolated environment would install
     whatever the sdist asks for (pyyaml: any Cython), unpinned.
     """
@@ -389,7 +374,7 @@ def _build_from_sdist(name: str, version: str, table: dict, work: Path) -> Path:
 
 
 def _fetch_raw_wheel(name: str, version: str, python: str, table: dict, raw_dir: Path) -> Path:
-    """Download (or build from its sdist) the pinned pure wheel of `name` into `raw_dir`."""
+    """Download (or build from its sdist) the pinned pure wheel of ``name`` into ``raw_dir``."""
     raw_dir.mkdir(parents=True, exist_ok=True)
     version, sha256, from_sdist = _pin_of(name, table)
     with tempfile.TemporaryDirectory(prefix="posviz-wheel-") as tmp:
@@ -424,16 +409,8 @@ def _fetch_raw_wheel(name: str, version: str, python: str, table: dict, raw_dir:
             how = "built from its pinned sdist" if from_sdist else "downloaded"
             raise WheelError(f"{how}: {error}") from None
         out = raw_dir / wheel.name
-        os.replace(shutil.copyfile(wheel, _temp_beside(out)), out)
+        system.write_atomic(out, wheel.read_bytes())
     return out
-
-
-def _temp_beside(path: Path) -> Path:
-    """A fresh file next to `path`, so concurrent builds never share a temp name."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".part")
-    os.close(fd)
-    os.chmod(tmp, 0o644)  # mkstemp's 0600 would follow the file into the site
-    return Path(tmp)
 
 
 def _cached(directory: Path, name: str, version: str) -> Path | None:
@@ -450,7 +427,7 @@ def _cached(directory: Path, name: str, version: str) -> Path | None:
 
 
 def raw_wheel(name: str, python: str, cache_root: Path | None = None, table: dict | None = None):
-    """The pinned wheel of `name` as published (or built), from the cache when it verifies.
+    """The pinned wheel of ``name`` as published (or built), from the cache when it verifies.
 
     A cached copy whose sha256 is not the pinned one is reported, deleted and
     fetched again.
@@ -479,12 +456,12 @@ def collect_pure_wheels(
     names: list[str] | None = None,
     table: dict | None = None,
 ) -> list[Path]:
-    """Slimmed pinned pure wheels for Python `python` (e.g. ``3.12``) in `dest`.
+    """Slimmed pinned pure wheels for Python ``python`` (e.g. ``3.12``) in ``dest``.
 
-    `names`: default every wheel pinned in `table` (default pins.json).
-    Downloads are cached under `cache_root/wheels-py312/raw/` and checked
-    against their pins on every use; slimming is redone each time (0.7 s for
-    all sixteen, measured), so no unpinned derived file is trusted.
+    ``names``: default every wheel pinned in ``table`` (default pins.json).
+    Downloads are cached under ``cache_root/wheels-py312/raw/`` and checked
+    against their pins on every use; slimming is redone each time (cheap:
+    benchmarks/notes.md), so no unpinned derived file is trusted.
     """
     table = table if table is not None else pins.PINS
     dest = Path(dest)

@@ -3,6 +3,7 @@
 The only layer that knows about layouts and URLs: ``views`` builds each
 route's dashboard, ``routes`` names the routes, ``links`` keeps slider values
 in the URL, ``entries`` writes the scripts that ``panel serve`` and
-``panel convert`` run, ``style`` holds the stylesheets, and ``hosts`` is the
-Host check of ``posviz serve``.
+``panel convert`` run, and ``hosts`` is the Host check of ``posviz serve``.
+Route names and URLs live in the leaf ``posviz.urls``, stylesheets in
+``posviz.styles`` and a figure's own layout in ``posviz.figures.layout``.
 """

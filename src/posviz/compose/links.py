@@ -20,7 +20,7 @@ from urllib.parse import parse_qsl
 import panel as pn
 import param
 
-from posviz.compose.style import NOTICE_CSS
+from posviz.styles import NOTICE_CSS
 
 MAX_FIELDS = 50
 MAX_SHOWN = 10

@@ -25,7 +25,8 @@ import panel as pn
 import param
 from markupsafe import Markup
 
-from posviz.compose import layout, routes
+from posviz.compose import routes
+from posviz.figures import layout
 
 STYLESHEET = "posviz-static/site.css"  # relative: the same under serve and in the export
 STATIC_DIR = resources.files("posviz.compose").joinpath("static")

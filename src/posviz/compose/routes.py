@@ -1,18 +1,24 @@
 """Every dashboard of the site, by name; the same names serve and export.
 
-A route's name is its URL path under ``posviz serve`` (``/page-<slug>``) and
-its file name in the export (``page-<slug>.html``); home is ``index``.
+The names and URLs themselves (``*_route``, ``href``, ``exported``) live in
+the leaf ``posviz.urls``, importable from here as before.
 """
 
-import os
-import sys
 from dataclasses import dataclass
 
-from posviz import content
-from posviz.content import Library, ordered
-
-HOME = "index"
-GALLERY = "gallery"
+from posviz.content import Library, ordered, tag_clash
+from posviz.urls import (  # noqa: F401  (route names live in posviz.urls; kept importable here)
+    GALLERY,
+    HOME,
+    exported,
+    figure_route,
+    href,
+    in_browser,
+    page_route,
+    tag_route,
+    tag_slug,
+    topic_route,
+)
 
 
 @dataclass(frozen=True)
@@ -24,21 +30,6 @@ class Route:
     key: str | int | None
     title: str
     figures: tuple[int, ...] = ()
-
-
-def topic_route(slug: str) -> str:
-    """The route name of a topic."""
-    return f"topic-{slug}"
-
-
-def page_route(slug: str) -> str:
-    """The route name of a page."""
-    return f"page-{slug}"
-
-
-def figure_route(figure_id: int) -> str:
-    """The route name of a figure's own view."""
-    return f"figure-{figure_id}"
 
 
 def figure_order(library: Library) -> list[int]:
@@ -70,37 +61,6 @@ def routes(library: Library) -> list[Route]:
     return found
 
 
-def exported() -> bool:
-    """True in the static export (and while it is pre-rendered at build time)."""
-    return sys.platform == "emscripten" or os.environ.get("POSVIZ_EXPORT") == "1"
-
-
-def in_browser() -> bool:
-    """True inside the reader's browser (the export's Python worker)."""
-    return sys.platform == "emscripten"
-
-
-def href(name: str, fragment: str | None = None) -> str:
-    """A relative link to a route that works under ``posviz serve`` and in the export."""
-    target = "./" if name == HOME else name
-    if exported():
-        target = f"{name}.html"
-    return f"{target}#{fragment}" if fragment else target
-
-
-def tag_slug(tag: str) -> str:
-    """A tag as a URL word: lower case, runs of anything but letters and digits as '-'."""
-    slug = content.tag_slug(tag)  # the rule `posviz check` applies
-    if not slug:
-        raise ValueError(f"tag {tag!r} has no letter or digit to name its page by")
-    return slug
-
-
-def tag_route(tag: str) -> str:
-    """The route of the page that lists what carries ``tag``."""
-    return f"tag-{tag_slug(tag)}"
-
-
 def tagged(library: Library) -> dict[str, list]:
     """Every tag any page carries → those pages in reading order; tags alphabetical.
 
@@ -110,10 +70,9 @@ def tagged(library: Library) -> dict[str, list]:
     for page in library.pages.values():
         for tag in dict.fromkeys(page.tags):
             found.setdefault(tag, []).append(page)
-    by_route: dict[str, str] = {}
+    seen: dict[str, str] = {}
     for tag in found:
-        other = by_route.setdefault(tag_route(tag), tag)
-        if other != tag:
+        if other := tag_clash(seen, tag):  # the rule `posviz check` applies
             raise ValueError(f"tags {other!r} and {tag!r} would share the page {tag_route(tag)}")
     return {
         tag: [

@@ -10,13 +10,13 @@ from functools import cache
 
 import panel as pn
 
-from posviz import content, internals
-from posviz.compose import access, memory
+from posviz import assets, content, internals
+from posviz.compose import memory, page_script
 from posviz.compose import routes as routing
 from posviz.compose.links import DeepLinks
 from posviz.compose.page import page_template, plain_text
 from posviz.compose.routes import HOME, figure_order, figure_route, href, page_route, topic_route
-from posviz.compose.style import FIGURE_CSS, NOTICE_CSS, SITE_CSS, TEXT_CSS
+from posviz.styles import FIGURE_CSS, NOTICE_CSS, SITE_CSS, TEXT_CSS
 
 log = logging.getLogger(__name__)
 WIDTH = 1100
@@ -26,27 +26,8 @@ HOME_INTRO = (
 )
 GALLERY_INTRO = "Every figure of the site, each live, with the page it comes from."
 
-# Section links (page-x#section-2) point into Panel's shadow roots, where the
-# browser's own fragment scrolling cannot see; find the target and scroll.
-SCROLL_TO_FRAGMENT = """
-let id = "";
-try {
-  id = decodeURIComponent(window.location.hash.slice(1));
-} catch (error) {
-  // A malformed fragment (#%E0%A4%A) names no section: stay at the top.
-}
-if (id) {
-  const find = (root) => {
-    const hit = root.querySelector('[id="' + id.replace(/"/g, '') + '"]');
-    if (hit) return hit;
-    for (const host of root.querySelectorAll('*')) {
-      if (host.shadowRoot) { const inner = find(host.shadowRoot); if (inner) return inner; }
-    }
-    return null;
-  };
-  setTimeout(() => { const target = find(document); if (target) target.scrollIntoView(); }, 200);
-}
-"""
+# Section links into Panel's shadow roots, which the browser's own scrolling cannot see.
+SCROLL_TO_FRAGMENT = assets.source("posviz.compose", "scroll_to_fragment.js")
 
 
 @cache
@@ -249,14 +230,7 @@ def tag_view(tag: str) -> pn.Column:
 
     data = library()
     pages = routing.tagged(data)[tag]
-    shown = content.group_uses(
-        [
-            content.FigureUse(figure_id, page, section)
-            for page in pages
-            for section in page.sections
-            for figure_id in section.figures
-        ]
-    )
+    shown = content.group_uses(content.uses_in(pages))
     page_items = "".join(
         f"<li>{html.escape(page.kind)} · {link(page.title, page_route(page.slug))}"
         f"<br><span class='muted'>{html.escape(page.summary)}</span></li>"
@@ -329,9 +303,9 @@ def view(name: str):
     return builders[route.kind](route.key), route
 
 
-# Under a server Panel waits 50 ms after a widget change before handling it, to
-# batch a drag; that alone is a slider's whole frame budget. 10 ms still
-# batches the events of one drag step (benchmarks/slider_latency.py measures it).
+# Under a server Panel waits after a widget change before handling it, to batch
+# a drag, by default a slider's whole frame budget. This still batches the
+# events of one drag step (benchmarks/slider_latency.py measures it).
 SERVER_DEBOUNCE_MS = 10
 
 
@@ -365,5 +339,5 @@ def servable(name: str):
             pn.state.on_session_destroyed(memory.on_session_destroyed)
 
         pn.state.curdoc.js_on_event("document_ready", CustomJS(code=SCROLL_TO_FRAGMENT))
-        access.install(pn.state.curdoc)
+        page_script.install(pn.state.curdoc)
     return page_template(dashboard, name, kind, title, summary).servable(title=title)

@@ -19,7 +19,7 @@ from importlib import import_module
 from pathlib import Path
 
 # Modules of this package that hold no figure.
-NOT_FIGURES = frozenset({"base", "controls"})
+NOT_FIGURES = frozenset({"base", "controls", "layout"})
 
 
 def _figure_modules() -> list[tuple[str, Path]]:

@@ -17,6 +17,7 @@ class AttentionCost(Figure):
     """Entries of one attention layer against image side, for global, window and axial."""
 
     figure_id = 7256
+    watched_plot, stepped_slider = "cost", "k"  # what the benchmarks step
     title = "What one attention layer costs on an image"
     caption = (
         "Start at the defaults, k = 7 and m = 32, and find where the two lower curves cross: at"

@@ -14,6 +14,7 @@ import numpy as np
 import panel as pn
 import param
 
+from posviz.figures.layout import figure_layout
 from posviz.internals import FullBounds
 
 # The figures' options are Bokeh options, so the Bokeh backend is loaded (and
@@ -31,7 +32,8 @@ IMAGE_DATATYPES = ["grid", "image", "dictionary"]
 # A figure that wants hover asks for it with tools=["hover"]. Passed as
 # keywords in each element's own .opts call (``.opts(color=..., **QUIET)``),
 # and toolbar=None on each overlay: as cheap as the HoloViews default it
-# replaces, where option objects applied per update cost ~1.5 ms a plot.
+# replaces, where option objects applied per update cost time on every plot
+# (benchmarks/notes.md, "Numbers behind the code").
 QUIET = {"default_tools": [], "toolbar": None}
 
 # A caption says what to do and what to notice: a short label is not enough.
@@ -74,9 +76,9 @@ def name_plot(name: str):
 
     The name is how pages, tests and benchmarks find the figure. HoloViews asks
     for WebGL by default; BokehJS then copies the WebGL canvas into the page's
-    2D canvas on every repaint, which cost ~50 ms a slider step in Chromium
-    without a GPU (benchmarks/notes.md). A few thousand points draw in a
-    couple of milliseconds on a 2D canvas.
+    2D canvas on every repaint, a slider step's whole budget in Chromium
+    without a GPU, where a 2D canvas draws a few thousand points at once
+    (benchmarks/notes.md, "Numbers behind the code").
     """
 
     def hook(plot, element):
@@ -166,6 +168,10 @@ class Figure(pn.viewable.Viewer):
     frame_of: ClassVar = None
     # Sliders whose value follows from the others (a preset named by its sizes).
     implied: ClassVar[tuple] = ()
+    # The plot a step of ``stepped_slider`` redraws (its ``names_plot`` key): what
+    # the benchmarks step and watch. Empty: the benchmarks leave the figure out.
+    watched_plot: ClassVar[str] = ""
+    stepped_slider: ClassVar[str] = ""
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -173,9 +179,10 @@ class Figure(pn.viewable.Viewer):
             # After the figure's own watchers (a preset moving sizes, a side moving the query).
             self.param.watch(self._step, self.sliders(), precedence=100)
 
-    def model_name(self, key: str) -> str:
+    @classmethod
+    def model_name(cls, key: str) -> str:
         """The name of the Bokeh model a frame calls ``key``."""
-        return f"posviz-{self.figure_id}-{key}"
+        return f"posviz-{cls.figure_id}-{key}"
 
     def names_plot(self, key: str):
         """A HoloViews hook for a plot (an overlay or a lone element): name it, draw it on canvas.
@@ -281,7 +288,5 @@ class Figure(pn.viewable.Viewer):
         return ("Slider values", ["slider", "value"], values)
 
     def __panel__(self):
-        """The figure as Panel lays it out (``posviz.compose.layout``)."""
-        from posviz.compose.layout import figure_layout
-
+        """The figure as Panel lays it out (``posviz.figures.layout``)."""
         return figure_layout(self)

@@ -18,6 +18,7 @@ class ClockHands(Figure):
     """Sinusoidal positional encoding as clock hands, and its dot product at offset k."""
 
     figure_id = 710
+    watched_plot, stepped_slider = "hands", "pos"  # what the benchmarks step
     title = "Clock hands at different speeds"
     caption = (
         "Try this first: drag *pos* and watch the right-hand panel, which does not move. It "

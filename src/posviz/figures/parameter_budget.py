@@ -35,6 +35,7 @@ class ParameterBudget(Figure):
     """The original Transformer's parameters counted by role, for its presets or any size."""
 
     figure_id = 96
+    watched_plot, stepped_slider = "bars", "d_model"  # what the benchmarks step
     title = "Where the parameters go"
     caption = (
         "Start by switching between *base* and *big*: the layer bars grow about fourfold and "

@@ -25,6 +25,7 @@ class QueryReach(Figure):
     """Which pixels reach one query pixel after one and two layers, per scheme."""
 
     figure_id = 4121
+    watched_plot, stepped_slider = "layers1", "row"  # what the benchmarks step
     title = "Which pixels does one query see?"
     caption = (
         "First pick *axial* and drag the query into a corner: the cross through it still spans "

@@ -31,6 +31,7 @@
 
   status() {
     const bar = document.querySelector(".posviz-status");
+    // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered, as a reader sees it
     return bar && bar.isConnected ? bar.innerText : null;
   },
 

@@ -2,7 +2,7 @@
 // WebDriver BiDi (built into Firefox; no geckodriver). tests/ui/engines.py starts
 // this script and speaks JSON lines with it: one command a line on stdin, one
 // answer a line on stdout, {id, value} or {id, error}.
-//   node tests/ui/firefox_bridge.mjs '<prefs as JSON>'
+//   node tests/support/firefox_bridge.mjs '<prefs as JSON>'
 import {createInterface} from "node:readline";
 import puppeteer from "puppeteer-core";
 

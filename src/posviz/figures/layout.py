@@ -1,0 +1,208 @@
+"""One figure's layout, the view behind ``Figure.__panel__``.
+
+Controls, plots that fit their card, readout, a text alternative, a "Show the
+numbers" table, the caption, and a deep link for print.
+
+Controls sit beside the plots when there is room and above them when not;
+each plot scales to its container and keeps its aspect.
+"""
+
+import html
+from urllib.parse import urlencode
+
+import holoviews as hv
+import panel as pn
+
+from posviz.figures.controls import show_used, steady, widgets_for
+from posviz.styles import (
+    FIGURE_BODY_CSS,
+    NO_MIN_WIDTH,
+    REDUCED_MOTION,
+    TEXT_CSS,
+    WIDGET_CSS,
+    WRAP_CSS,
+)
+from posviz.urls import figure_route, href
+
+
+def frame_size(plot) -> tuple[int, int] | None:
+    """The (frame_width, frame_height) the plot asks for, if it asks for both."""
+    element = plot[()] if isinstance(plot, hv.DynamicMap) else plot
+    options = hv.Store.lookup_options("bokeh", element, "plot").kwargs
+    width, height = options.get("frame_width"), options.get("frame_height")
+    return (width, height) if width and height else None
+
+
+def plot_pane(plot):
+    """The plot in its pane, sized for any screen.
+
+    A plot with a fixed frame (4121's grids of square cells) scales with the
+    width and keeps its aspect, up to the size it was drawn for; the frame
+    size becomes the canvas size, with room for the title. Line and bar plots
+    stretch to the width and keep their height, so a phone still shows their
+    curves and legends at a readable size.
+    """
+    frame = frame_size(plot)
+    if frame is None:
+        mode, options, widest = "stretch_width", {}, 640
+    else:
+        width, height = frame
+        mode, widest = "scale_width", width
+        options = {
+            "plot.frame_width": None,
+            "plot.frame_height": None,
+            "plot.width": width,
+            "plot.height": height + 30,
+        }
+    return pn.pane.HoloViews(
+        plot.opts(backend_opts={"plot.sizing_mode": mode, **options}, clone=True),
+        linked_axes=False,
+        sizing_mode=mode,  # the pane's mode becomes the plot's
+        css_classes=["posviz-plot"],
+        styles={"flex": "1 1 280px", "min-width": "0", "max-width": f"{widest}px"},
+    )
+
+
+def numbers_html(figure: object) -> str:
+    """The figure's current data as an accessible HTML table."""
+    caption, columns, rows = figure.table()
+    head = "".join(f'<th scope="col">{html.escape(str(c))}</th>' for c in columns)
+    body = "".join(
+        "<tr>"
+        + f'<th scope="row">{html.escape(str(row[0]))}</th>'
+        + "".join(f"<td>{html.escape(str(cell))}</td>" for cell in row[1:])
+        + "</tr>"
+        for row in rows
+    )
+    return (
+        f"<table><caption>{html.escape(caption)}</caption>"
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    )
+
+
+def deep_link(figure: object) -> str:
+    """The figure view's URL at the current values, shown in print (made absolute in the page)."""
+    values = {name: getattr(figure, name) for name in figure.sliders()}
+    url = f"{href(figure_route(figure.figure_id))}?{urlencode(values)}"
+    return (
+        f'<p class="posviz-deeplink">This figure at these values: '
+        f'<a href="{html.escape(url)}">{html.escape(url)}</a></p>'
+    )
+
+
+class WrappingRow(pn.Row):
+    """A row whose items wrap onto the next line when they do not fit.
+
+    ``pn.FlexBox`` would do it, but it is a ReactiveHTML component whose
+    markup Panel sanitizes with ``nh3``, which the static export does not ship.
+    """
+
+    def __init__(self, *objects, **params):
+        params["stylesheets"] = [*params.get("stylesheets", []), WRAP_CSS]
+        params.setdefault("sizing_mode", "stretch_width")
+        super().__init__(*objects, **params)
+
+
+def figure_layout(figure: object) -> pn.Column:
+    """The view of one figure (``Figure.__panel__``)."""
+    plots = figure.plots()
+    # One plot: controls in a column beside it, wrapping above it when narrow.
+    # Two plots: controls in a wrapping row above, so the plots get the width.
+    beside = len(plots) == 1
+    controls = steady(
+        pn.Param(
+            figure.param,
+            parameters=figure.sliders(),
+            widgets=widgets_for(figure),  # a value the figure refuses snaps back
+            show_name=False,
+            default_layout=WrappingRow,
+            css_classes=["posviz-controls"],
+            **(
+                {"width": 230, "sizing_mode": "fixed"}
+                if beside
+                else {"sizing_mode": "stretch_width", "styles": {"flex": "1 1 100%"}}
+            ),
+        ),
+        figure,
+    )
+    for widget in controls.select(pn.widgets.Widget):
+        widget.param.update(width=210, stylesheets=[*widget.stylesheets, WIDGET_CSS])
+    show_used(controls, figure)  # sliders the current choice does not use are hidden
+    watched = [figure.param[name] for name in figure.sliders()]
+    readout = pn.pane.Markdown(
+        pn.bind(lambda *_: figure.readout(), *watched),
+        css_classes=["posviz-readout"],
+        stylesheets=[TEXT_CSS],
+        sizing_mode="stretch_width",
+        margin=(0, 10),
+    )
+    alternative = pn.pane.HTML(
+        pn.bind(lambda *_: f'<p class="posviz-sr">{html.escape(figure.describe())}</p>', *watched),
+        css_classes=["posviz-alt"],
+        stylesheets=[TEXT_CSS],
+        margin=0,
+    )
+    show = pn.widgets.Toggle(
+        label="Show the numbers",
+        value=False,
+        width=170,
+        css_classes=["posviz-numbers-toggle"],
+        stylesheets=[WIDGET_CSS],
+        margin=(4, 10),
+    )
+    numbers = pn.pane.HTML(
+        pn.bind(lambda on, *_: numbers_html(figure) if on else "", show, *watched),
+        visible=show,
+        css_classes=["posviz-numbers"],
+        stylesheets=[TEXT_CSS],
+        sizing_mode="stretch_width",
+        margin=(0, 10),
+    )
+    link = pn.pane.HTML(
+        pn.bind(lambda *_: deep_link(figure), *watched),
+        stylesheets=[TEXT_CSS],
+        sizing_mode="stretch_width",
+        margin=(0, 10),
+    )
+    plots = WrappingRow(
+        *[plot_pane(plot) for plot in plots],
+        sizing_mode="stretch_width",
+        stylesheets=[FIGURE_BODY_CSS],
+    )
+    main = pn.Column(
+        plots,
+        alternative,
+        readout,
+        show,
+        numbers,
+        sizing_mode="stretch_width",
+        styles={"flex": "1 1 300px", "min-width": "0"},
+        stylesheets=[FIGURE_BODY_CSS],
+    )
+    view = pn.Column(
+        WrappingRow(
+            controls,
+            main,
+            sizing_mode="stretch_width",
+            stylesheets=[FIGURE_BODY_CSS],
+        ),
+        pn.pane.Markdown(
+            figure.caption,
+            css_classes=["posviz-caption"],
+            stylesheets=[TEXT_CSS],
+            sizing_mode="stretch_width",
+            margin=(0, 10),
+        ),
+        link,
+        css_classes=["posviz-figure"],
+        name=f"figure-{figure.figure_id}",
+        sizing_mode="stretch_width",
+        stylesheets=[FIGURE_BODY_CSS],
+    )
+    # Panel's inner layouts (the controls' own column, each plot's row) animate their
+    # scroll buttons; reduced motion reaches them only through their own stylesheets.
+    # So does the fix to their min-widths (see NO_MIN_WIDTH).
+    for part in view.select(pn.layout.ListPanel):
+        if REDUCED_MOTION not in part.stylesheets:
+            part.stylesheets = [*part.stylesheets, NO_MIN_WIDTH, REDUCED_MOTION]
+    return view

@@ -1,0 +1,186 @@
+"""The one browser harness: headless Chromium sealed off from the network, and a
+loopback file server. Shared by the browser tests (tests/ui/conftest.py) and the
+benchmarks (benchmarks/common.py).
+
+Two walls keep pages offline. Playwright's routing aborts and records every
+request of a page or dedicated worker that leaves loopback; it does not see a
+SharedWorker's requests, so Chromium also gets a proxy that does not exist for
+every host but loopback: anything else fails at once.
+"""
+
+import functools
+import http.server
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+CHROMIUM = "/usr/bin/chromium"
+LOOPBACK = {"127.0.0.1", "localhost", "[::1]", "::1"}
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    # Nothing listens on port 9 of loopback; Chromium never proxies loopback itself.
+    "--proxy-server=http://127.0.0.1:9",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    overrides: dict = {}
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        path = unquote(urlparse(self.path).path).lstrip("/")
+        for pattern, replace in self.overrides.items():
+            if Path(path).match(pattern):
+                original = Path(self.directory) / path
+                body = replace(original.read_bytes() if original.is_file() else None)
+                if isinstance(body, threading.Event):  # held back until the test lets go
+                    body.wait()
+                    break
+                if body is None:
+                    self.send_error(404, "withheld by the test")
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", self.guess_type(path))
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                return
+        super().do_GET()
+
+    def handle(self):
+        try:
+            super().handle()
+        except ConnectionError:  # the browser hung up (a page closed mid-download)
+            pass
+
+
+@contextmanager
+def static_server(folder: Path, overrides: dict | None = None):
+    """``folder`` over HTTP on 127.0.0.1 (a free port) while the block runs.
+
+    ``overrides`` maps a glob on the URL path (``wheels/posviz-*.whl``) to a
+    function of the file's bytes (None if absent) that returns what to serve
+    instead, or None for a 404: tampered or missing files without touching disk;
+    or a ``threading.Event``: the file is held back until the event is set.
+    """
+    handler = type("Handler", (_Quiet,), {"overrides": dict(overrides or {})})
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(handler, directory=str(folder))
+    )
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def launch(playwright):
+    """Debian's Chromium, headless, behind the dead proxy."""
+    if not Path(CHROMIUM).exists():
+        raise RuntimeError(f"{CHROMIUM} is missing: install Debian's chromium (./dev test does)")
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+@contextmanager
+def chromium():
+    """A headless Chromium for the duration of the block."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def seal(context, blocked: list):
+    """Abort every request of ``context`` that leaves the machine; record it in ``blocked``."""
+
+    def guard(route):
+        url = route.request.url
+        local = url.startswith(("data:", "blob:", "file:"))
+        if local or (urlparse(url).hostname or "") in LOOPBACK:
+            route.continue_()
+        else:
+            blocked.append(url)
+            route.abort()
+
+    context.route("**/*", guard)
+    return context
+
+
+def sealed_context(browser, blocked: list, init_scripts=(), **options):
+    """A fresh profile (empty cache, own SharedWorkers); outside requests go to ``blocked``.
+
+    ``options`` go to Playwright's ``new_context`` (``java_script_enabled=False``, a viewport).
+    """
+    viewport = {"viewport": {"width": 1280, "height": 900}}
+    context = seal(browser.new_context(**{**viewport, **options}), blocked)
+    for script in init_scripts:
+        context.add_init_script(script)
+    return context
+
+
+def wait_for_http(url: str, timeout: float, process: subprocess.Popen | None = None):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"server exited with {process.returncode} before answering {url}")
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise TimeoutError(f"{url} did not answer within {timeout} s")
+
+
+@contextmanager
+def posviz_server(port: int, *extra: str):
+    """`posviz serve` on 127.0.0.1:``port`` until the block ends; yields the process."""
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "posviz.cli",
+            "serve",
+            "--port",
+            str(port),
+            "--address",
+            "127.0.0.1",
+            *extra,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_http(f"http://127.0.0.1:{port}/", 60, process)
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()

@@ -1,0 +1,110 @@
+"""What the browser tests share: reading plots, moving sliders, waiting on pages.
+
+Plain helpers over a Playwright page; the fixtures that make pages live in
+tests/ui/conftest.py. The scripts they run in the page are files beside this one.
+"""
+
+from pathlib import Path
+
+from playwright.sync_api import expect
+
+
+def script(name: str) -> str:
+    """A function expression from a .js file beside this module, its heading comment dropped."""
+    lines = (Path(__file__).with_name(name)).read_text("utf-8").splitlines()
+    while lines and lines[0].startswith("//"):
+        lines.pop(0)
+    return "\n".join(lines).strip()
+
+
+FINGERPRINT_JS = script("fingerprint.js")
+DEEP_FOCUS_JS = script("deep_focus.js")
+SERIOUS = {"serious", "critical"}
+LIVE = 120_000  # a cold Pyodide start on 2 cores takes ~10 s; leave room for a loaded CI
+
+
+class Blocked(list):
+    """URLs that tried to leave the machine."""
+
+
+def new_page(context):
+    """A page of ``context`` that records its uncaught errors in ``page.errors``."""
+    opened = context.new_page()
+    opened.errors = []
+    opened.on("pageerror", lambda error: opened.errors.append(str(error)))
+    return opened
+
+
+def fingerprint(page, name: str):
+    return page.evaluate(FINGERPRINT_JS, name)
+
+
+def wait_for_plot(page, name: str, timeout: float = 30_000):
+    page.wait_for_function(f"() => ({FINGERPRINT_JS})({name!r}) !== null", timeout=timeout)
+    return fingerprint(page, name)
+
+
+def press_on_slider(page, figure_index: int, slider_index: int, key: str = "ArrowRight"):
+    handle = (
+        page.locator(".posviz-figure").nth(figure_index).locator(".noUi-handle").nth(slider_index)
+    )
+    handle.focus()
+    handle.press(key)
+
+
+def slider_title(page, figure_index: int, slider_index: int) -> str:
+    return (
+        page.locator(".posviz-figure")
+        .nth(figure_index)
+        .locator(".bk-slider-title")
+        .nth(slider_index)
+        .inner_text()
+    )
+
+
+def wait_for_change(page, name: str, before: str, timeout: float = 15_000) -> str:
+    page.wait_for_function(
+        f"(before) => ({FINGERPRINT_JS})({name!r}) !== before", arg=before, timeout=timeout
+    )
+    return fingerprint(page, name)
+
+
+def axe_serious(page) -> list[str]:
+    from axe_playwright_python.sync_playwright import Axe
+
+    violations = Axe().run(page).response["violations"]
+    return [
+        f"{v['id']} ({v['impact']}, {len(v['nodes'])} nodes): {v['help']}"
+        for v in violations
+        if v["impact"] in SERIOUS
+    ]
+
+
+def settle(page, state="networkidle"):
+    """Wait until the page's figures are drawn and the page script has labelled them.
+
+    Under serve, networkidle means the server has sent the page's models. An exported
+    page never reaches networkidle (30 s timeouts): it has gone live already, so "load".
+    """
+    page.wait_for_load_state(state)
+    if page.locator(".posviz-figure").count():
+        page.wait_for_function(
+            "() => window.__posvizAccess && window.Bokeh && Bokeh.documents.length"
+        )
+        page.locator(".noUi-handle[aria-label]").first.wait_for(state="attached")
+        # The page script labels handles as their sliders render: wait for all of them.
+        expect(page.locator(".noUi-handle:not([aria-label])")).to_have_count(0)
+        page.locator(".posviz-readout[aria-live='polite']").first.wait_for(state="attached")
+
+
+def deep_focus(page):
+    return page.evaluate(DEEP_FOCUS_JS)
+
+
+def open_live(page, url):
+    page.goto(url)
+    # The pre-rendered figures are there before Python is.
+    assert page.evaluate("document.body.dataset.posviz") in ("loading", "live")
+    page.wait_for_function("() => document.body.dataset.posviz !== 'loading'", timeout=LIVE)
+    state = page.evaluate("document.body.dataset.posviz")
+    assert state == "live", page.locator(".posviz-status").inner_text()
