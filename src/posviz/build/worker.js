@@ -205,9 +205,9 @@ async function boot() {
   }
   timings["install packages"] = since(t);
   t = performance.now();
-  pyodide.runPython(SITE.prelude);
+  // The Python half is a module of the posviz wheel (posviz/runtime/).
+  python = pyodide.pyimport("posviz.runtime.boot").start(SITE.cdn_root);
   timings["import panel and holoviews"] = since(t);
-  python = pyodide.globals.get("posviz_runtime");
   RUNTIME.state = "ready";
   timings["runtime ready"] = since(born);
 }
