@@ -22,6 +22,7 @@ import param
 from bokeh.document import Document
 
 from posviz.compose.layout import numbers_html
+from posviz.compose.routes import figure_route, href
 from posviz.frames.pool import Pool
 
 FRAME_DIR = "frames/"
@@ -236,6 +237,10 @@ def page_config(route, listed: dict) -> str:
                 **listed[str(fid)],
                 "prefix": figure.model_name(""),
                 "sliders": sliders_of(figure),
+                # What the worker's numpy tier needs to compute a frame (runtime/compute.py).
+                "module": FIGURES[fid].frame_of.__module__,
+                "link": href(figure_route(fid)),
+                "title": FIGURES[fid].title,
             }
     text = json.dumps(config, separators=(",", ":")).replace("<", "\\u003c")
     return f'<script type="application/json" id="posviz-frames">{text}</script>'

@@ -13,11 +13,13 @@
   body.classList.remove("pn-loading");
   let note = ""; // why this start is not an ordinary first start
   let stage = {stage: "Starting Python", step: 1, of: 3};
+  let numpyReady = false; // the figures answer any state now; Panel is still loading
   const lower = (text) => text.charAt(0).toLowerCase() + text.slice(1); // keeps "Python"
   const sentence = (text) => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
   const show = () => {
     const why = note ? `${note} · ` : "";
-    bar.textContent = `Preview · ${why}${lower(stage.stage)} (${stage.step}/${stage.of})`;
+    const tier = numpyReady ? "figures answer · the rest: " : "";
+    bar.textContent = `Preview · ${why}${tier}${lower(stage.stage)} (${stage.step}/${stage.of})`;
   };
   show();
 
@@ -122,6 +124,16 @@
         return;
       }
       if (msg.type === "status") return;
+      // Tier 2 (the numpy tier): posviz-frames.js shows what it computed.
+      if (msg.type === "numpy" || msg.type === "frame") {
+        const frames = window.posvizFrames;
+        if (frames) (msg.type === "numpy" ? frames.numpy : frames.receive)(msg);
+        if (msg.type === "numpy") {
+          numpyReady = true;
+          show();
+        }
+        return;
+      }
       await original(event);
       if (msg.type === "render") {
         clearTimeout(watchdog);

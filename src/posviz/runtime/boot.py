@@ -1,13 +1,30 @@
 """Ready the worker's Python for Panel, then hand the worker its runtime.
 
-``build/worker.js`` calls ``start`` once, after unpacking the wheels.
+``build/worker.js`` calls ``prepare``, then ``step`` for each of ``STEPS``
+(between two steps it answers the pages' requests for frames, so that nothing
+a reader does waits for the whole of Panel's import), then ``runtime``.
+``start`` does all of it at once.
 """
 
 # --- Imports -------------------------------------------------------------------
 
+import importlib
 import os
 import sys
 import types
+
+# --- Globals -------------------------------------------------------------------
+
+# What Panel's tier imports, one module at a time, each after what it needs;
+# panel comes before holoviews, so that only panel's import takes the stand-in.
+STEPS = (
+    "param",
+    "bokeh.models",
+    "panel",
+    "holoviews",
+    "posviz.runtime.documents",
+    "posviz.compose.views",
+)
 
 # --- General API ---------------------------------------------------------------
 
@@ -54,11 +71,25 @@ def import_panel() -> None:
                 del sys.modules[name]
 
 
-def start(cdn_root: str):
-    """The worker's runtime (``documents.Runtime``), with Panel imported as set up here."""
-    prepare(cdn_root)
-    import_panel()
-    # Imported only now: it imports panel, which must see the settings above.
+def step(name: str) -> None:
+    """Import one of ``STEPS`` (panel through ``import_panel``)."""
+    if name == "panel":
+        import_panel()
+    else:
+        importlib.import_module(name)
+
+
+def runtime():
+    """The worker's runtime (``documents.Runtime``), once ``STEPS`` are imported."""
+    # Imported only now: it imports panel, which must see the settings of prepare.
     from posviz.runtime.documents import Runtime
 
     return Runtime()
+
+
+def start(cdn_root: str):
+    """Prepare, import every step and return the runtime, at once."""
+    prepare(cdn_root)
+    for name in STEPS:
+        step(name)
+    return runtime()
