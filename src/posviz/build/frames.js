@@ -479,6 +479,7 @@
         api.state[id] = "frame";
       }
     });
+    api.readyAt = performance.now(); // when a press first answers (benchmarks read it)
     body.dataset.posvizFrames = failed ? "failed" : "ready";
   }
 

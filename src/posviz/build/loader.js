@@ -149,21 +149,24 @@
       fail(String((error && error.message) || error));
     }
   };
-  // Let Python start once the pre-rendered figures are on screen (or after a
-  // short wait if there is nothing to draw).
+  // Let Python start once the pre-rendered figures are on screen and their
+  // frames are in (both compete with Pyodide's start for the cores), or after
+  // a short wait if there is nothing to draw.
   const start = () => {
     if (!startSent) { startSent = true; worker.postMessage({type: "start"}); }
   };
+  const framesIn = () => !document.getElementById("posviz-frames")
+    || (body.dataset.posvizFrames && body.dataset.posvizFrames !== "loading");
   const whenPainted = () => {
     const roots = window.Bokeh && Bokeh.index && Bokeh.index.roots;
-    if (roots && roots.length && roots.every(v => v.has_finished && v.has_finished())) {
+    if (roots && roots.length && roots.every(v => v.has_finished && v.has_finished()) && framesIn()) {
       requestAnimationFrame(start);
     } else if (!startSent) {
       requestAnimationFrame(whenPainted);
     }
   };
   requestAnimationFrame(whenPainted);
-  setTimeout(start, 2000);
+  setTimeout(start, document.getElementById("posviz-frames") ? 5000 : 2000);
 
   for (const event of worker.early.splice(0)) worker.onmessage(event);
 })();

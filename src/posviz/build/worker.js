@@ -340,7 +340,10 @@ class Connection {
         return;
       case "start":
         this.start();
-        allow();
+        // Every page that has connected is painted: Pyodide may take the cores.
+        // A page that never says so holds no one back for long.
+        if ([...connections.values()].every((c) => c.painted)) allow();
+        else setTimeout(allow, 3000);
         return;
       case "rendered":
         python.link(this.id, (patch, buffers) => this.post({type: "patch", patch, buffers}));
