@@ -280,6 +280,7 @@
   };
   api.numpy = (message) => {
     api.numpyAt = performance.now();
+    api.numpyTimings = message.timings; // the worker's stages so far (benchmarks read them)
     body.dataset.posvizNumpy = "ready";
   };
 

@@ -212,6 +212,7 @@ async function boot() {
   await allowed;
   RUNTIME.state = "starting";
   const timings = RUNTIME.timings;
+  timings["waited for the paint"] = since(born);
   stage("Starting Python", 1);
   let t = performance.now();
   const pyodide = await loadCheckedPyodide({indexURL: here(SITE.pyodide), fullStdLib: false});
@@ -231,7 +232,9 @@ async function boot() {
   timings["numpy tier ready"] = since(born);
   RUNTIME.numpy = true;
   numpyReady.resolve();
-  for (const connection of connections.values()) connection.post({type: "numpy", ms: since(connection.connected)});
+  for (const connection of connections.values()) {
+    connection.post({type: "numpy", ms: since(connection.connected), timings: {...timings}});
+  }
   await turn();
   t = performance.now();
   await loadChecked(pyodide, SITE.lock_packages.filter((name) => !SITE.numpy.packages.includes(name)));
@@ -327,7 +330,7 @@ class Connection {
         this.route = String(message.route);
         await holding;
         this.post({type: "hello", runtime: runtimeInfo(this)});
-        if (RUNTIME.numpy) this.post({type: "numpy", ms: 0}); // tier 2 is up already
+        if (RUNTIME.numpy) this.post({type: "numpy", ms: 0, timings: {...RUNTIME.timings}}); // tier 2 is up already
         // The page holds this lock while it lives: once it is ours, the page is
         // gone, or another page took its lock; if it is still there, it is told.
         if (message.lock && locks) {
