@@ -94,6 +94,7 @@ def topic_run(browser, base: str, wait_live: bool) -> dict:
     handle = page.locator(".posviz-figure").nth(FIGURE).locator(".noUi-handle").first
     handle.focus()
     page.evaluate(ANSWER_JS, PLOT)
+    page.evaluate("window.posvizPressed = performance.now()")
     handle.press("ArrowRight")
     page.wait_for_function("() => window.posvizAnswer !== null", timeout=TIMEOUT)
     answered = page.evaluate("window.posvizAnswer")
@@ -102,6 +103,10 @@ def topic_run(browser, base: str, wait_live: bool) -> dict:
         "first_paint_ms": round(paint),
         "first_answer_ms": round(answered),
         "answer_over_paint": round(answered / paint, 2),
+        # The profile: when the harness pressed (it takes a few round trips after
+        # the paint), and when the frames were in (a press then answers at once).
+        "pressed_ms": round(page.evaluate("window.posvizPressed")),
+        "frames_ms": round(page.evaluate("window.posvizFrames ? posvizFrames.readyAt || 0 : 0")),
         "blocked": len(blocked),
     }
     if not wait_live:  # steps from precomputed frames, on the same preview
