@@ -1,5 +1,5 @@
 // Where a cold start goes, inside the site's own Pyodide under Node.js (no
-// browser): start, numpy, unpacking the wheels, the worker's prelude (imports)
+// browser): start, numpy, unpacking the wheels, the worker's start (posviz.runtime.boot: imports)
 // and one render per route, as CPU ms of this process. With IMPORTTIME=<file>,
 // Python's `-X importtime` report is written there.
 //   node benchmarks/pyodide_stages.mjs <built site> [route,route...]
@@ -26,7 +26,7 @@ py.runPython("import numpy");
 mark("numpy");
 for (const w of site.wheels) py.unpackArchive(new Uint8Array(fs.readFileSync(siteDir + "/" + w.path)), "wheel", { extractDir: site.site_packages });
 mark("wheels");
-py.runPython(site.prelude);
+py.runPython(`from posviz.runtime import boot; posviz_runtime = boot.start(${JSON.stringify(site.cdn_root)})`);
 mark("prelude");
 routes.forEach((route, i) => {
   py.runPython(`posviz_runtime.render(${i + 1}, ${JSON.stringify(route)})`);

@@ -39,6 +39,28 @@ TARGETS = [
         lambda r: r["first_answer"]["variants"]["frames"]["answer_over_paint"]["median"],
         lambda v: v <= 1.2,
     ),
+    *[
+        (
+            f"{name} (first_answer.py, same round)",
+            f"≤ {bound}",
+            lambda r, name=name: round(r["first_answer"]["ratios"][name]["median"], 4),
+            lambda v, bound=bound: v <= bound,
+        )
+        for name, bound in {
+            "two sliders on 4121 ÷ floor": 1.2,
+            "deep link, 3 values ÷ floor": 1.2,
+            "posviz ÷ stock panel convert, first answer": 0.15,
+            "four iframes ÷ one figure page": 1.1,
+            "step from a frame, median ÷ floor": 0.005,
+            "step from a frame, p95 ÷ floor": 0.01,
+        }.items()
+    ],
+    (
+        "site size, frames included (MB)",
+        "≤ 29.5",
+        lambda r: round(r["first_answer"]["size"]["site_bytes"] / 1e6, 2),
+        lambda v: v <= 29.5,
+    ),
     (
         "topic page, first figure painted (ms)",
         "≤ 900",
@@ -249,7 +271,9 @@ def render(folder: Path) -> str:
             "",
             f"Frames: {found['size']['frame_bytes']:,} bytes of a "
             f"{found['size']['site_bytes']:,}-byte site "
-            f"({found['size']['frames_over_site']:.1%}).",
+            f"({found['size']['frames_over_site']:.1%}). Without Panel's Python (every "
+            "wheel but posviz's, and the Pyodide packages only Panel needs) it would weigh "
+            f"{found['size'].get('site_without_panel_python_bytes', 0):,} bytes.",
         ]
     if "cold_load" in results:
         lines += ["", "## Cold load of the export (median of runs)", ""]

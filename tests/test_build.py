@@ -125,6 +125,7 @@ def test_posviz_wheel_carries_the_content_but_not_the_build(built_site):
     names = zipfile.ZipFile(wheel).namelist()
     assert "posviz/_content/topics/positional-encoding.md" in names
     assert "posviz/figures/clock_hands.py" in names
+    assert "posviz/runtime/boot.py" in names  # the worker's Python, a module of the wheel
     assert not any(name.startswith("posviz/build/") for name in names)
     assert not any(name.startswith("posviz/templates/") for name in names)  # posviz new's
 

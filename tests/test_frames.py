@@ -191,7 +191,7 @@ def decoded(pool, value):
 
 @pytest.mark.parametrize("figure_id", sorted(FIGURES))
 def test_the_exports_frame_files_hold_each_frame_exactly(figure_id):
-    from posviz.build.frames import Pool
+    from posviz.frames.pool import Pool
 
     cls = FIGURES[figure_id]
     pool = Pool()

@@ -49,8 +49,8 @@ def send_frames_at_once() -> None:
     WSHandler.open = open
 
 
-# The static site's worker (build/worker.js; its Python half is RENDER in
-# build/export.py) keeps each page's Bokeh document in step with Python as
+# The static site's worker (build/worker.js; its Python half is
+# posviz/runtime/documents.py) keeps each page's Bokeh document in step with Python as
 # ``panel convert``'s own worker does, through these two functions: ``panel
 # convert`` exposes no public API for a worker of one's own.
 PYODIDE_WORKER = ("panel.io.pyodide", ("_link_docs_worker", "_convert_json_patch"))

@@ -50,6 +50,8 @@ WORKER_CORE = tuple(name for name in distribution.CORE_FILES if name != "pyodide
 CDN_PYODIDE = f"https://cdn.jsdelivr.net/pyodide/v{distribution.PYODIDE_VERSION}/full/"
 # Packages the page takes from the Pyodide distribution (the rest are pure wheels).
 LOCK_PACKAGES = distribution.REQUIRED_PACKAGES
+# Tier 2 needs these of them, and the posviz wheel: the figures' frames are numpy only.
+NUMPY_TIER_PACKAGES = ("numpy",)
 # The build renders with the host's copies and ships the pinned wheels: they must agree.
 HOST_PACKAGES = {"bokeh": bokeh, "holoviews": holoviews, "panel": panel}
 BOKEH_VERSION = wheels.PURE_PINS["bokeh"]
@@ -71,134 +73,6 @@ EXEMPT = {
         "https://cdn.jsdelivr.net/npm/@tabler/",
     ): "loaded only for Tabler icon models, which posviz never creates",
 }
-
-PRELUDE = """
-import os, sys
-os.environ["PANEL_CDN_ROOT"] = {cdn_root!r}
-os.environ["POSVIZ_EXPORT"] = "1"
-import pyodide.ffi
-if not hasattr(pyodide.ffi, "jsnull"):
-    pyodide.ffi.jsnull = None  # panel 1.9 expects it; Pyodide 0.27 maps JS null to None
-"""
-
-# The Python half of posviz-worker.js. One runtime serves several pages at once,
-# each with its own Bokeh document; every call names its connection and runs
-# with that document as Panel's and Bokeh's current one, so that widgets,
-# deep-link values (pn.state.location is per document) and errors stay with
-# their page. Route names arrive as arguments, never pasted into code.
-RENDER = """
-import json, sys, time, types
-from contextlib import contextmanager
-
-
-def _posviz_import_panel():
-    # panel.io.cache imports unittest.mock only to key a hash function on Mock
-    # (0.1-0.16 s in Pyodide); a posviz page never hashes a Mock. The stand-in
-    # is in sys.modules only while panel imports: any later import of
-    # unittest.mock gets the real module.
-    class Mock:  # never instantiated
-        pass
-
-    mock = types.ModuleType("unittest.mock")
-    mock.Mock = Mock
-    unittest = types.ModuleType("unittest")
-    unittest.mock = mock
-    stand_ins = {"unittest": unittest, "unittest.mock": mock}
-    if any(name in sys.modules for name in stand_ins):
-        import panel  # noqa: F401  (the real modules are there already)
-        return
-    sys.modules.update(stand_ins)
-    try:
-        import panel  # noqa: F401
-    finally:
-        for name, module in stand_ins.items():
-            if sys.modules.get(name) is module:
-                del sys.modules[name]
-
-
-_posviz_import_panel()
-import panel
-import holoviews
-from bokeh.io.doc import set_curdoc as _bokeh_curdoc
-from panel.io.document import MockSessionContext
-from panel.io.pyodide import _convert_json_patch, _link_docs_worker, init_doc, write_doc
-from panel.io.state import set_curdoc as _panel_curdoc, state
-from panel.util import edit_readonly
-
-
-class _PosvizRuntime:
-    def __init__(self):
-        self.docs = {}
-
-    @contextmanager
-    def current(self, connection):
-        doc = self.docs[connection]
-        _bokeh_curdoc(doc)
-        with _panel_curdoc(doc):
-            yield doc
-
-    def render(self, connection, route, search=""):
-        from posviz.compose.views import servable
-
-        marks = [("start", time.perf_counter())]
-        init_doc()
-        self.docs[connection] = state.curdoc
-        with self.current(connection) as doc:
-            if search:  # the values the reader set on the preview (frames.js sends them)
-                with edit_readonly(state.location):
-                    state.location.search = search
-            servable(route)
-            marks.append(("build view", time.perf_counter()))
-            coroutine = write_doc(doc)
-            try:  # write_doc awaits nothing in a worker (there is no DOM)
-                coroutine.send(None)
-            except StopIteration as done:
-                rendered = done.value
-            else:
-                raise RuntimeError("panel's write_doc waited inside the worker")
-            marks.append(("write doc", time.perf_counter()))
-        timings = {
-            name: round((t - before) * 1000) for (_, before), (name, t) in zip(marks, marks[1:])
-        }
-        return json.dumps([*rendered, timings])
-
-    def link(self, connection, send):
-        with self.current(connection) as doc:
-            _link_docs_worker(doc, send, setter="js")
-
-    def patch(self, connection, patch):
-        with self.current(connection) as doc:
-            doc.apply_json_patch(_convert_json_patch(patch), setter="js")
-
-    def location(self, connection, location):
-        with self.current(connection):
-            if state.location:
-                values = json.loads(location)
-                with edit_readonly(state.location):
-                    state.location.param.update(
-                        {k: v for k, v in values.items() if k in state.location.param}
-                    )
-
-    def documents(self):
-        return len(self.docs)
-
-    def close(self, connection):
-        if connection not in self.docs:
-            return
-        with self.current(connection) as doc:
-            # What Panel's server does when a session ends, so that the page's
-            # models, locations and views can be collected.
-            session = MockSessionContext(document=doc)
-            for callback in list(doc.session_destroyed_callbacks):
-                try:
-                    callback(session)
-                except Exception as error:
-                    print(f"posviz: closing connection {connection}: {error!r}")
-        del self.docs[connection]
-
-
-posviz_runtime = _PosvizRuntime()
-"""
 
 STATUS_CSS = f"<style>\n{assets.source('posviz.build', 'status.css')}</style>"
 
@@ -506,7 +380,12 @@ def write_worker(
             for name in wheel_names
         ],
         "site_packages": bytecode.site_packages(python),
-        "prelude": PRELUDE.format(cdn_root=cdn_root) + RENDER,
+        # Tier 2 (posviz.runtime.compute): what the worker loads before the rest.
+        "numpy": {
+            "packages": list(NUMPY_TIER_PACKAGES),
+            "wheels": [n for n, name in enumerate(wheel_names) if name.startswith("posviz-")],
+        },
+        "cdn_root": cdn_root,  # posviz.runtime.boot.start sets it before panel is imported
     }
     script = assets.render("posviz.build", "worker.js", SITE=json.dumps(config, indent=1))
     (out / "posviz-worker.js").write_text(script, "utf-8")

@@ -14,7 +14,8 @@
   const CONFIG = JSON.parse(settings.textContent);
   const COMPUTING = "Computing… (waiting for Python)";
   const body = document.body;
-  const api = (window.posvizFrames = {figures: {}, state: {}, loaded: {}});
+  const api = (window.posvizFrames = {
+    figures: {}, state: {}, loaded: {}, asked: {}, computed: {}, profile: {}});
   body.dataset.posvizFrames = "loading";
   const live = () => body.dataset.posviz === "live";
 
@@ -137,11 +138,14 @@
     }
   }
 
-  // One frame onto the models of one figure (the same step as Python's apply_frame).
-  function applyModels(figure, part) {
-    const {index, pool, models} = figure;
+  // One frame onto the models of one figure (the same step as Python's apply_frame);
+  // its arrays are in ``pool``, as ``columns`` (offset, length, type, shape) say.
+  function applyModels(figure, part, columns, pool) {
+    const {models} = figure;
+    const index = {columns};
+    const prefix = figure.index.prefix;
     for (const [key, changes] of Object.entries(part)) {
-      const model = models.named[index.prefix + key];
+      const model = models.named[prefix + key];
       if (!model) continue;
       const owners = new Map();
       for (const [path, value] of Object.entries(changes)) {
@@ -200,21 +204,86 @@
     }
   }
 
+  // A precomputed frame.
   function showFrame(figure, frame) {
-    const {index, models} = figure;
+    const {index} = figure;
+    const text = {};
+    for (const [role, at] of Object.entries(frame.text)) text[role] = index.strings[at];
+    show(figure, {values: frame.values, bounds: frame.bounds, part: index.parts[frame.models],
+                  columns: index.columns, pool: figure.pool, text});
+    api.state[index.figure] = "frame";
+  }
+
+  // A frame: its models' properties, texts, slider values and bounds.
+  function show(figure, frame) {
+    const {models} = figure;
     showPlots(figure, true);
     for (const plot of models.plots) plot.title.text = figure.saved.get(plot).title;
-    applyModels(figure, index.parts[frame.models]);
-    figure.text = {};
-    for (const [role, at] of Object.entries(frame.text)) figure.text[role] = index.strings[at];
+    applyModels(figure, frame.part, frame.columns, frame.pool);
+    figure.text = frame.text;
     for (const role of ["readout", "alt", "link"]) {
       if (models.text[role]) models.text[role].text = figure.text[role];
     }
     showNumbers(figure);
     setWidgets(figure, frame.values, frame.bounds);
     figure.values = {...frame.values};
-    api.state[index.figure] = "frame";
   }
+
+  // Tier 2: ask the worker's numpy tier for the frame of the figure's values.
+  // The answer comes as a "frame" message (receive); a newer question wins.
+  function askPython(figure) {
+    const worker = window.posvizWorker;
+    const files = CONFIG.figures[figure.id];
+    if (!worker || !worker.port || live() || !files || !files.module) return;
+    const values = settled(figure, figure.values);
+    if (!values) return;
+    figure.asked = keyOf(figure, values);
+    api.asked[figure.id] = (api.asked[figure.id] || 0) + 1;
+    worker.postMessage({type: "compute", figure: figure.id, request: {
+      module: files.module, sliders: files.sliders, values, link: files.link, title: files.title}});
+  }
+
+  // The values with each implied slider (a preset) as the others imply it: the
+  // option whose move leads to this state, else the one that keeps any (custom).
+  // Null when the figure has implied sliders but no frames to say which.
+  function settled(figure, values) {
+    const implied = figure.index.sliders.filter((s) => s.implied);
+    if (!implied.length) return {...values};
+    if (!figure.index.moves) return null;
+    const key = keyOf(figure, values);
+    const found = {...values};
+    for (const slider of implied) {
+      const moves = figure.index.moves[slider.name];
+      const options = Object.keys(moves);
+      const named = options.find((option) => moves[option] === key)
+        ?? options.find((option) => moves[option] === null);
+      if (named === undefined) return null;
+      found[slider.name] = slider.options.find((o) => String(o) === named);
+    }
+    return found;
+  }
+
+  // The worker's answer (loader.js hands it over): shown if the reader is still there.
+  api.receive = (message) => {
+    const figure = api.figures[message.figure];
+    if (!figure || live()) return;
+    const answer = JSON.parse(message.answer);
+    if (answer.refused) {
+      console.warn(`posviz frames: figure ${message.figure}: Python cannot compute this state (${answer.refused}); waiting for the full page`);
+      return;
+    }
+    if (!answer.text || keyOf(figure, answer.values) !== keyOf(figure, figure.values)) return;
+    const pool = message.pool.buffer.slice(message.pool.byteOffset, message.pool.byteOffset + message.pool.byteLength);
+    show(figure, {...answer, pool});
+    api.state[figure.id] = "python";
+    api.computed[figure.id] = performance.now();
+    writeUrl(figure, figure.values);
+  };
+  api.numpy = (message) => {
+    api.numpyAt = performance.now();
+    api.numpyTimings = message.timings; // the worker's stages so far (benchmarks read them)
+    body.dataset.posvizNumpy = "ready";
+  };
 
   function showNumbers(figure) {
     const {models} = figure;
@@ -285,6 +354,7 @@
     } else {
       figure.values = values;
       showComputing(figure);
+      askPython(figure);
     }
     writeUrl(figure, before);
   }
@@ -334,8 +404,13 @@
     const doc = window.Bokeh && Bokeh.documents && Bokeh.documents[0];
     try {
       const [indexBytes, pool] = await fetched[id];
+      const t = performance.now();
       const index = JSON.parse(new TextDecoder().decode(indexBytes));
+      const parsed = performance.now();
       const models = findModels(doc, index);
+      // Where the time goes after the paint (benchmarks read it).
+      api.profile[id] = {fetched: Math.round(t), parse: Math.round(parsed - t),
+                         find: Math.round(performance.now() - parsed)};
       return {index, pool, models};
     } catch (error) {
       console.error("posviz frames:", error);
@@ -363,6 +438,7 @@
   async function start() {
     const doc = window.Bokeh && Bokeh.documents && Bokeh.documents[0];
     if (!doc) return;
+    api.startedAt = performance.now();
     tellPython();
     const entries = Object.entries(CONFIG.figures);
     const results = await Promise.all(entries.map(([id]) => load(id)));
@@ -376,7 +452,11 @@
         if (figure) {
           api.figures[id] = figure;
           listen(figure);
-          if (linked(figure)) showComputing(figure);  // a deep link no frame can show
+          if (linked(figure)) {  // a deep link no frame can show
+            figure.values = {...figure.values, ...linked(figure)};
+            showComputing(figure);
+            askPython(figure);
+          }
         }
         return;
       }
@@ -397,11 +477,17 @@
       } else if (asked) {
         const frame = frameFor(figure, asked, null);
         if (frame) showFrame(figure, frame);
-        else { figure.values = asked; setWidgets(figure, asked, null); showComputing(figure); }
+        else {
+          figure.values = asked;
+          setWidgets(figure, asked, null);
+          showComputing(figure);
+          askPython(figure);
+        }
       } else {
         api.state[id] = "frame";
       }
     });
+    api.readyAt = performance.now(); // when a press first answers (benchmarks read it)
     body.dataset.posvizFrames = failed ? "failed" : "ready";
   }
 

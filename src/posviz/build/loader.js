@@ -13,11 +13,13 @@
   body.classList.remove("pn-loading");
   let note = ""; // why this start is not an ordinary first start
   let stage = {stage: "Starting Python", step: 1, of: 3};
+  let numpyReady = false; // the figures answer any state now; Panel is still loading
   const lower = (text) => text.charAt(0).toLowerCase() + text.slice(1); // keeps "Python"
   const sentence = (text) => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
   const show = () => {
     const why = note ? `${note} · ` : "";
-    bar.textContent = `Preview · ${why}${lower(stage.stage)} (${stage.step}/${stage.of})`;
+    const tier = numpyReady ? "figures answer · the rest: " : "";
+    bar.textContent = `Preview · ${why}${tier}${lower(stage.stage)} (${stage.step}/${stage.of})`;
   };
   show();
 
@@ -122,6 +124,16 @@
         return;
       }
       if (msg.type === "status") return;
+      // Tier 2 (the numpy tier): posviz-frames.js shows what it computed.
+      if (msg.type === "numpy" || msg.type === "frame") {
+        const frames = window.posvizFrames;
+        if (frames) (msg.type === "numpy" ? frames.numpy : frames.receive)(msg);
+        if (msg.type === "numpy") {
+          numpyReady = true;
+          show();
+        }
+        return;
+      }
       await original(event);
       if (msg.type === "render") {
         clearTimeout(watchdog);
@@ -137,21 +149,24 @@
       fail(String((error && error.message) || error));
     }
   };
-  // Let Python start once the pre-rendered figures are on screen (or after a
-  // short wait if there is nothing to draw).
+  // Let Python start once the pre-rendered figures are on screen and their
+  // frames are in (both compete with Pyodide's start for the cores), or after
+  // a short wait if there is nothing to draw.
   const start = () => {
     if (!startSent) { startSent = true; worker.postMessage({type: "start"}); }
   };
+  const framesIn = () => !document.getElementById("posviz-frames")
+    || (body.dataset.posvizFrames && body.dataset.posvizFrames !== "loading");
   const whenPainted = () => {
     const roots = window.Bokeh && Bokeh.index && Bokeh.index.roots;
-    if (roots && roots.length && roots.every(v => v.has_finished && v.has_finished())) {
+    if (roots && roots.length && roots.every(v => v.has_finished && v.has_finished()) && framesIn()) {
       requestAnimationFrame(start);
     } else if (!startSent) {
       requestAnimationFrame(whenPainted);
     }
   };
   requestAnimationFrame(whenPainted);
-  setTimeout(start, 2000);
+  setTimeout(start, document.getElementById("posviz-frames") ? 5000 : 2000);
 
   for (const event of worker.early.splice(0)) worker.onmessage(event);
 })();

@@ -172,10 +172,47 @@ async function loadCheckedPyodide(options) {
   }
 }
 
+// Tier 2: numpy and posviz's frame modules, long before Panel. A page's
+// "compute" waits for this, never for Panel (posviz/runtime/compute.py).
+let compute = null;
+let numpyReady;
+const numpy = new Promise((resolve, reject) => { numpyReady = {resolve, reject}; });
+numpy.catch(() => {}); // reported by boot()
+// A turn of the event loop: the pages' messages that arrived meanwhile are handled.
+const turn = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+async function loadChecked(pyodide, packages) {
+  // loadPackage reports a failed package (a hash mismatch, a missing file) to
+  // errorCallback and carries on; stop here instead of failing later on import.
+  const problems = [];
+  await pyodide.loadPackage(packages, {
+    messageCallback: () => {},
+    errorCallback: (message) => problems.push(message),
+    checkIntegrity: true,
+  });
+  const missing = packages.filter((name) => !(name in pyodide.loadedPackages));
+  if (problems.length || missing.length) {
+    throw new Error(`Could not load ${missing.join(", ") || "a package"}: ${problems.join(" ") || "no reason given"}`);
+  }
+}
+
+// Pure wheels need no resolver: unpack them straight into site-packages.
+async function unpack(pyodide, indices) {
+  for (const index of indices) {
+    const bytes = await fetched[index];
+    try {
+      pyodide.unpackArchive(bytes, "wheel", {extractDir: SITE.site_packages});
+    } catch (error) {
+      throw new Error(`${SITE.wheels[index].path} could not be unpacked: ${describe(error).msg}`);
+    }
+  }
+}
+
 async function boot() {
   await allowed;
   RUNTIME.state = "starting";
   const timings = RUNTIME.timings;
+  timings["waited for the paint"] = since(born);
   stage("Starting Python", 1);
   let t = performance.now();
   const pyodide = await loadCheckedPyodide({indexURL: here(SITE.pyodide), fullStdLib: false});
@@ -183,33 +220,45 @@ async function boot() {
   timings["start pyodide"] = since(t);
   stage("Installing packages", 2);
   t = performance.now();
-  // loadPackage reports a failed package (a hash mismatch, a missing file) to
-  // errorCallback and carries on; stop here instead of failing later on import.
-  const problems = [];
-  await pyodide.loadPackage(SITE.lock_packages, {
-    messageCallback: () => {},
-    errorCallback: (message) => problems.push(message),
-    checkIntegrity: true,
-  });
-  const missing = SITE.lock_packages.filter((name) => !(name in pyodide.loadedPackages));
-  if (problems.length || missing.length) {
-    throw new Error(`Could not load ${missing.join(", ") || "a package"}: ${problems.join(" ") || "no reason given"}`);
+  try {
+    await loadChecked(pyodide, SITE.numpy.packages);
+    await unpack(pyodide, SITE.numpy.wheels);
+    compute = pyodide.pyimport("posviz.runtime.compute");
+  } catch (error) {
+    numpyReady.reject(error);
+    throw error;
   }
-  // Pure wheels need no resolver: unpack them straight into site-packages.
-  for (const [index, bytes] of (await Promise.all(fetched)).entries()) {
-    try {
-      pyodide.unpackArchive(bytes, "wheel", {extractDir: SITE.site_packages});
-    } catch (error) {
-      throw new Error(`${SITE.wheels[index].path} could not be unpacked: ${describe(error).msg}`);
-    }
+  timings["numpy tier"] = since(t);
+  timings["numpy tier ready"] = since(born);
+  RUNTIME.numpy = true;
+  numpyReady.resolve();
+  for (const connection of connections.values()) {
+    connection.post({type: "numpy", ms: since(connection.connected), timings: {...timings}});
   }
-  timings["install packages"] = since(t);
+  await turn();
   t = performance.now();
-  pyodide.runPython(SITE.prelude);
+  await loadChecked(pyodide, SITE.lock_packages.filter((name) => !SITE.numpy.packages.includes(name)));
+  await unpack(pyodide, SITE.wheels.map((_, index) => index).filter((index) => !SITE.numpy.wheels.includes(index)));
+  timings["install packages"] = since(t);
+  await turn();
+  t = performance.now();
+  // Panel's tier, a module at a time: the pages' requests are answered between two.
+  const start = pyodide.pyimport("posviz.runtime.boot");
+  start.prepare(SITE.cdn_root);
+  for (const name of start.STEPS.toJs()) {
+    start.step(name);
+    await turn();
+  }
+  python = start.runtime();
   timings["import panel and holoviews"] = since(t);
-  python = pyodide.globals.get("posviz_runtime");
   RUNTIME.state = "ready";
   timings["runtime ready"] = since(born);
+}
+
+// Tier 2 is up (boot() started, once a page has painted).
+function numpyTier() {
+  runtime().catch(() => {});
+  return numpy;
 }
 
 let booting = null;
@@ -281,6 +330,7 @@ class Connection {
         this.route = String(message.route);
         await holding;
         this.post({type: "hello", runtime: runtimeInfo(this)});
+        if (RUNTIME.numpy) this.post({type: "numpy", ms: 0, timings: {...RUNTIME.timings}}); // tier 2 is up already
         // The page holds this lock while it lives: once it is ours, the page is
         // gone, or another page took its lock; if it is still there, it is told.
         if (message.lock && locks) {
@@ -293,7 +343,10 @@ class Connection {
         return;
       case "start":
         this.start();
-        allow();
+        // Every page that has connected is painted: Pyodide may take the cores.
+        // A page that never says so holds no one back for long.
+        if ([...connections.values()].every((c) => c.painted)) allow();
+        else setTimeout(allow, 3000);
         return;
       case "rendered":
         python.link(this.id, (patch, buffers) => this.post({type: "patch", patch, buffers}));
@@ -307,6 +360,9 @@ class Connection {
         return;
       case "location":
         python.location(this.id, String(message.location));
+        return;
+      case "compute":
+        this.compute(message); // not in the chain: it waits for numpy, not for this page's turn
         return;
       case "search":
         // The slider values on the page's preview (frames.js): the page is built with them.
@@ -341,6 +397,26 @@ class Connection {
       this.error(error);
       if (RUNTIME.state === "failed") this.failed();
     }
+  }
+
+  // Tier 2: a frame for a state the page holds none for, computed numpy only.
+  async compute(message) {
+    try {
+      await numpyTier();
+    } catch (error) {
+      return; // the page hears why from render()
+    }
+    if (this.closed) return;
+    const t = performance.now();
+    const result = compute.answer(JSON.stringify(message.request));
+    let answer;
+    let pool;
+    try {
+      [answer, pool] = result.toJs();
+    } finally {
+      result.destroy();
+    }
+    this.post({type: "frame", figure: message.figure, answer, pool, ms: since(t)});
   }
 
   stageBuilding() {

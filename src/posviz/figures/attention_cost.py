@@ -6,10 +6,9 @@ import param
 
 from posviz.figures.base import PALETTE, QUIET, Figure, Slider
 from posviz.frames import attention_cost as frames
-from posviz.frames.attention_cost import SIDES, Y
+from posviz.frames.attention_cost import LABELS, SIDES, Y
 from posviz.maths import cost
 
-LABELS = {"global": "global  S⁴", "window": "k×k window  S²·k²", "axial": "axial  2·S²·m"}
 COLOURS = dict(zip(cost.SCHEMES, PALETTE, strict=False))
 
 
@@ -101,51 +100,12 @@ class AttentionCost(Figure):
 
     def readout(self) -> str:
         """k, m, the window/axial ratio, where the curves cross, and what is clipped where."""
-        ratio = cost.window_to_axial(self.k, self.m)
-        verdict = (
-            "they tie"
-            if ratio == 1
-            else "the window is cheaper"
-            if ratio < 1
-            else "axial is cheaper"
-        )
-        cross = cost.crossing(self.k, self.m)
-        where = (
-            f"the curves cross at S = k²/2 = **{cross:g}**, axial cheaper below it"
-            if cross is not None
-            else "the curves do not cross above S = 2"
-        )
-        clipped = []
-        if self.k > 1:
-            clipped.append(f"the window is clipped to S for S < {self.k}")
-        if self.m > 1:
-            clipped.append(f"the span is clipped to S for S < {self.m}")
-        return (
-            f"k = **{self.k}**, m = **{self.m}** · window / axial = k²/(2m) = "
-            f"{self.k**2}/{2 * self.m} = **{ratio:.2f}**: {verdict} "
-            f"(on images large enough for neither to be clipped) · {where}.  \n"
-            f"The dotted line marks S = k and the dashed line S = m; "
-            f"{'; '.join(clipped) or 'nothing is clipped'}."
-        )
+        return frames.readout(self.values())
 
     def describe(self) -> str:
         """A short sentence saying what the plots show at the current values."""
-        at = self.entries(np.array([64]))
-        return (
-            "Log-scale curves of attention entries per layer against image side; at S = 64 "
-            + ", ".join(f"{LABELS[s]} {float(v[0]):.3g}" for s, v in at.items())
-            + "."
-        )
+        return frames.describe(self.values())
 
     def table(self) -> tuple[str, list[str], list[tuple]]:
         """Entries per layer at a few image sides."""
-        sides = np.array([8, 16, 32, 64, 128, 256])
-        entries = self.entries(sides)
-        return (
-            f"Attention entries per layer, k = {self.k}, m = {self.m}",
-            ["image side S", *[LABELS[s] for s in entries]],
-            [
-                (int(side), *[f"{float(v[n]):.4g}" for v in entries.values()])
-                for n, side in enumerate(sides)
-            ],
-        )
+        return frames.table(self.values())

@@ -1,7 +1,5 @@
 """Figure 710 — Clock hands at different speeds."""
 
-import math
-
 import holoviews as hv
 import numpy as np
 import param
@@ -10,8 +8,6 @@ from posviz.figures.base import INK, PALETTE, QUIET, EvenSlider, Figure, Slider
 from posviz.frames import clock_hands as frames
 from posviz.frames.clock_hands import DOT, OFFSETS, POSITIONS
 from posviz.maths import encoding
-
-ROUNDING = 1e-9  # a gap between the two curves below this is floating-point noise
 
 
 class ClockHands(Figure):
@@ -149,42 +145,17 @@ class ClockHands(Figure):
         return [hands, hv.DynamicMap(self.dot_plot)]
 
     def gap(self) -> str:
-        """The largest gap between the two curves, as text.
-
-        Below ``ROUNDING`` it is floating-point noise, whose digits differ between
-        machines (the build's CPU and the reader's WebAssembly): the page's text and
-        the live figure must say the same, so it is named as what it is.
-        """
-        rows, closed = self.offset_curves()
-        gap = float(np.max(np.abs(rows - closed)))
-        return "under 1e-9 (rounding error)" if gap < ROUNDING else f"{gap:.1e}"
+        """The largest gap between the two curves, as text (``frames.gap``)."""
+        return frames.gap(self.values())
 
     def readout(self) -> str:
         """pos, d_model, the slowest hand and the largest gap between the two curves."""
-        return (
-            f"pos = **{self.pos}** · d_model = **{self.d_model}** "
-            f"({self.d_model // 2} hands, slowest turns once per "
-            f"{2 * math.pi / encoding.frequencies(self.d_model)[-1]:,.0f} positions) · "
-            f"largest gap between the two curves: {self.gap()}"
-        )
+        return frames.readout(self.values())
 
     def describe(self) -> str:
         """A short sentence saying what the plots show at the current values."""
-        at_pos = self.encoded([self.pos])[0]
-        hands = ", ".join(f"{at_pos[2 * i]:+.2f}" for i, _ in self.hands())
-        rows, closed = self.offset_curves()
-        return (
-            f"Left: four sine curves against position; at pos {self.pos} the hands read "
-            f"{hands}. Right: the dot product goes from {rows[0]:.1f} at offset 0 to "
-            f"{rows[-1]:.1f} at offset {OFFSETS[-1]}; its two curves differ by "
-            f"{self.gap()}."
-        )
+        return frames.describe(self.values())
 
     def table(self) -> tuple[str, list[str], list[tuple]]:
         """The dot-product curves every 10 offsets."""
-        rows, closed = self.offset_curves()
-        return (
-            f"PE(pos)·PE(pos+k) at pos = {self.pos}, d_model = {self.d_model}",
-            ["offset k", "from rows", "Σ cos(ωᵢk)"],
-            [(int(k), f"{rows[k]:.3f}", f"{closed[k]:.3f}") for k in OFFSETS[::10]],
-        )
+        return frames.table(self.values())

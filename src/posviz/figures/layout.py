@@ -7,13 +7,11 @@ Controls sit beside the plots when there is room and above them when not;
 each plot scales to its container and keeps its aspect.
 """
 
-import html
-from urllib.parse import urlencode
-
 import holoviews as hv
 import panel as pn
 
 from posviz.figures.controls import show_used, steady, widgets_for
+from posviz.frames import texts
 from posviz.styles import (
     FIGURE_BODY_CSS,
     NO_MIN_WIDTH,
@@ -65,29 +63,13 @@ def plot_pane(plot):
 
 def numbers_html(figure: object) -> str:
     """The figure's current data as an accessible HTML table."""
-    caption, columns, rows = figure.table()
-    head = "".join(f'<th scope="col">{html.escape(str(c))}</th>' for c in columns)
-    body = "".join(
-        "<tr>"
-        + f'<th scope="row">{html.escape(str(row[0]))}</th>'
-        + "".join(f"<td>{html.escape(str(cell))}</td>" for cell in row[1:])
-        + "</tr>"
-        for row in rows
-    )
-    return (
-        f"<table><caption>{html.escape(caption)}</caption>"
-        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-    )
+    return texts.numbers_html(*figure.table())
 
 
 def deep_link(figure: object) -> str:
     """The figure view's URL at the current values, shown in print (made absolute in the page)."""
     values = {name: getattr(figure, name) for name in figure.sliders()}
-    url = f"{href(figure_route(figure.figure_id))}?{urlencode(values)}"
-    return (
-        f'<p class="posviz-deeplink">This figure at these values: '
-        f'<a href="{html.escape(url)}">{html.escape(url)}</a></p>'
-    )
+    return texts.deep_link_html(href(figure_route(figure.figure_id)), values)
 
 
 class WrappingRow(pn.Row):
@@ -137,7 +119,7 @@ def figure_layout(figure: object) -> pn.Column:
         margin=(0, 10),
     )
     alternative = pn.pane.HTML(
-        pn.bind(lambda *_: f'<p class="posviz-sr">{html.escape(figure.describe())}</p>', *watched),
+        pn.bind(lambda *_: texts.alt_html(figure.describe()), *watched),
         css_classes=["posviz-alt"],
         stylesheets=[TEXT_CSS],
         margin=0,

@@ -183,28 +183,12 @@ class ParameterBudget(Figure):
 
     def readout(self) -> str:
         """The sizes, the total and two shares worth noticing."""
-        counts, total = self.counts(), self.total()
-        share = budget.encoder_layer_share(self.d_model, self.d_ff)
-        return (
-            f"**{self.preset}** · d_model = {self.d_model}, d_ff = {self.d_ff}, "
-            f"N = {self.n_layers}, vocab = {self.vocab_size:,} · total **{total / 1e6:.1f} M**  \n"
-            f"feed-forward share of an encoder layer: **{share['feed-forward']:.1%}** · "
-            f"embedding share of the model: **{counts['embedding'] / total:.1%}**"
-        )
+        return frames.readout(self.values())
 
     def describe(self) -> str:
         """A short sentence saying what the plots show at the current values."""
-        counts = self.counts()
-        largest = max(counts, key=counts.get)
-        return (
-            f"Horizontal bars of parameters by role, {self.total() / 1e6:.1f} million in all; "
-            f"the largest is {largest} with {counts[largest] / 1e6:.1f} million."
-        )
+        return frames.describe(self.values())
 
     def table(self) -> tuple[str, list[str], list[tuple]]:
         """Parameters per role, in millions."""
-        return (
-            f"Parameters by role ({self.preset}), in millions",
-            ["role", "millions"],
-            [(role, f"{count / 1e6:.2f}") for role, count in self.counts().items()],
-        )
+        return frames.table(self.values())

@@ -7,18 +7,11 @@ import param
 
 from posviz.figures.base import QUIET, Figure, Slider
 from posviz.frames import query_reach as frames
+from posviz.frames.query_reach import LABELS
 from posviz.maths import reach
 
 # Cell values: 0 not reached, 1 reached, 2 the query itself.
 COLOURS = ["#f4f5f7", "#8fb8e6", "#0b2d5c"]
-# What the scheme buttons say, for each of reach.SCHEMES.
-LABELS = {
-    "global": "global",
-    "local": "local 7×7",
-    "block-1d": "1D block",
-    "block-2d": "2D block",
-    "axial": "axial",
-}
 
 
 class QueryReach(Figure):
@@ -188,41 +181,12 @@ class QueryReach(Figure):
 
     def readout(self) -> str:
         """The scheme, the query and how many pixels reach it after one and two layers."""
-        one, two = self.reached(1).sum(), self.reached(2).sum()
-        return (
-            f"scheme **{LABELS[self.scheme]}** · query at row "
-            f"**{self.row}**, column **{self.col}** of a {self.side}×{self.side} image · "
-            f"reach: **{one}** pixels after one layer, **{two}** after two"
-        )
+        return frames.readout(self.values())
 
     def describe(self) -> str:
         """A short sentence saying what the plots show at the current values."""
-        return (
-            f"Two {self.side}×{self.side} pixel grids with the query at row {self.row}, "
-            f"column {self.col}: {int(self.reached(1).sum())} pixels reach it after one layer, "
-            f"{int(self.reached(2).sum())} after two."
-        )
+        return frames.describe(self.values())
 
     def table(self) -> tuple[str, list[str], list[tuple]]:
         """Per row, the columns that reach the query after one layer."""
-        mask = self.reached(1)
-        rows = []
-        for r in range(self.side):
-            cols = np.flatnonzero(mask[r])
-            if cols.size:
-                rows.append((r, int(cols.size), _spans(cols), int(self.reached(2)[r].sum())))
-        return (
-            f"Pixels that reach the query at row {self.row}, column {self.col}",
-            ["row", "pixels, one layer", "columns, one layer", "pixels, two layers"],
-            rows,
-        )
-
-
-def _spans(cols) -> str:
-    """Column indices as ranges: 0–3, 7."""
-    spans, start = [], cols[0]
-    for a, b in zip(cols, [*cols[1:], None], strict=True):
-        if b is None or b != a + 1:
-            spans.append(f"{start}–{a}" if a != start else f"{a}")
-            start = b
-    return ", ".join(spans)
+        return frames.table(self.values())

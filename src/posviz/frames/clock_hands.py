@@ -85,3 +85,55 @@ def frame(values: Values) -> Frame:
     result["closed"] = {"data": {DOT: closed}}
     result["dot"] = {"title.text": dot_title(d_model), "y_range.start": low, "y_range.end": high}
     return result
+
+
+# A gap between the two curves below this is floating-point noise.
+ROUNDING = 1e-9
+
+
+def gap(values: Values) -> str:
+    """The largest gap between the two curves, as text.
+
+    Below ``ROUNDING`` it is floating-point noise, whose digits differ between
+    machines (the build's CPU and the reader's WebAssembly): the page's text and
+    the live figure must say the same, so it is named as what it is.
+    """
+    rows, closed = offset_curves(int(values["pos"]), int(values["d_model"]))
+    largest = float(np.max(np.abs(rows - closed)))
+    return "under 1e-9 (rounding error)" if largest < ROUNDING else f"{largest:.1e}"
+
+
+def readout(values: Values) -> str:
+    """pos, d_model, the slowest hand and the largest gap between the two curves."""
+    pos, d_model = int(values["pos"]), int(values["d_model"])
+    return (
+        f"pos = **{pos}** · d_model = **{d_model}** "
+        f"({d_model // 2} hands, slowest turns once per "
+        f"{2 * math.pi / encoding.frequencies(d_model)[-1]:,.0f} positions) · "
+        f"largest gap between the two curves: {gap(values)}"
+    )
+
+
+def describe(values: Values) -> str:
+    """A short sentence saying what the plots show at the current values."""
+    pos, d_model = int(values["pos"]), int(values["d_model"])
+    at_pos = encoding.encoding([pos], d_model)[0]
+    read = ", ".join(f"{at_pos[2 * i]:+.2f}" for i, _ in hands(d_model))
+    rows, closed = offset_curves(pos, d_model)
+    return (
+        f"Left: four sine curves against position; at pos {pos} the hands read "
+        f"{read}. Right: the dot product goes from {rows[0]:.1f} at offset 0 to "
+        f"{rows[-1]:.1f} at offset {OFFSETS[-1]}; its two curves differ by "
+        f"{gap(values)}."
+    )
+
+
+def table(values: Values) -> tuple[str, list[str], list[tuple]]:
+    """The dot-product curves every 10 offsets."""
+    pos, d_model = int(values["pos"]), int(values["d_model"])
+    rows, closed = offset_curves(pos, d_model)
+    return (
+        f"PE(pos)·PE(pos+k) at pos = {pos}, d_model = {d_model}",
+        ["offset k", "from rows", "Σ cos(ωᵢk)"],
+        [(int(k), f"{rows[k]:.3f}", f"{closed[k]:.3f}") for k in OFFSETS[::10]],
+    )

@@ -50,3 +50,37 @@ def frame(values: Values) -> Frame:
             "x_range.end": float(low + (lengths.max() - low) * (1 + PAD)),
         },
     }
+
+
+def readout(values: Values) -> str:
+    """The sizes, the total and two shares worth noticing."""
+    found = counts(values)
+    total = sum(found.values())
+    d_model, d_ff = int(values["d_model"]), int(values["d_ff"])
+    share = budget.encoder_layer_share(d_model, d_ff)
+    return (
+        f"**{values['preset']}** · d_model = {d_model}, d_ff = {d_ff}, "
+        f"N = {int(values['n_layers'])}, vocab = {int(values['vocab_size']):,} · "
+        f"total **{total / 1e6:.1f} M**  \n"
+        f"feed-forward share of an encoder layer: **{share['feed-forward']:.1%}** · "
+        f"embedding share of the model: **{found['embedding'] / total:.1%}**"
+    )
+
+
+def describe(values: Values) -> str:
+    """A short sentence saying what the plots show at the current values."""
+    found = counts(values)
+    largest = max(found, key=found.get)
+    return (
+        f"Horizontal bars of parameters by role, {sum(found.values()) / 1e6:.1f} million in all; "
+        f"the largest is {largest} with {found[largest] / 1e6:.1f} million."
+    )
+
+
+def table(values: Values) -> tuple[str, list[str], list[tuple]]:
+    """Parameters per role, in millions."""
+    return (
+        f"Parameters by role ({values['preset']}), in millions",
+        ["role", "millions"],
+        [(role, f"{count / 1e6:.2f}") for role, count in counts(values).items()],
+    )

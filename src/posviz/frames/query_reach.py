@@ -53,3 +53,65 @@ def frame(values: Values) -> Frame:
             "y_range.end": -0.5,
         }
     return result
+
+
+# What the scheme buttons say, for each of reach.SCHEMES.
+LABELS = {
+    "global": "global",
+    "local": "local 7×7",
+    "block-1d": "1D block",
+    "block-2d": "2D block",
+    "axial": "axial",
+}
+
+
+def bounds(values: Values) -> dict[str, tuple[int, int]]:
+    """The sliders whose bounds follow the others: the query stays inside the image."""
+    last = int(values["side"]) - 1
+    return {"row": (0, last), "col": (0, last)}
+
+
+def readout(values: Values) -> str:
+    """The scheme, the query and how many pixels reach it after one and two layers."""
+    side, row, col = (int(values[n]) for n in ("side", "row", "col"))
+    one, two = reached(values, 1).sum(), reached(values, 2).sum()
+    return (
+        f"scheme **{LABELS[str(values['scheme'])]}** · query at row "
+        f"**{row}**, column **{col}** of a {side}×{side} image · "
+        f"reach: **{one}** pixels after one layer, **{two}** after two"
+    )
+
+
+def describe(values: Values) -> str:
+    """A short sentence saying what the plots show at the current values."""
+    side, row, col = (int(values[n]) for n in ("side", "row", "col"))
+    return (
+        f"Two {side}×{side} pixel grids with the query at row {row}, "
+        f"column {col}: {int(reached(values, 1).sum())} pixels reach it after one layer, "
+        f"{int(reached(values, 2).sum())} after two."
+    )
+
+
+def table(values: Values) -> tuple[str, list[str], list[tuple]]:
+    """Per row, the columns that reach the query after one layer."""
+    mask, twice = reached(values, 1), reached(values, 2)
+    rows = []
+    for r in range(int(values["side"])):
+        cols = np.flatnonzero(mask[r])
+        if cols.size:
+            rows.append((r, int(cols.size), spans(cols), int(twice[r].sum())))
+    return (
+        f"Pixels that reach the query at row {int(values['row'])}, column {int(values['col'])}",
+        ["row", "pixels, one layer", "columns, one layer", "pixels, two layers"],
+        rows,
+    )
+
+
+def spans(cols) -> str:
+    """Column indices as ranges: 0–3, 7."""
+    found, start = [], cols[0]
+    for a, b in zip(cols, [*cols[1:], None], strict=True):
+        if b is None or b != a + 1:
+            found.append(f"{start}–{a}" if a != start else f"{a}")
+            start = b
+    return ", ".join(found)
