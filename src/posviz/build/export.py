@@ -35,7 +35,7 @@ import holoviews
 import panel
 
 from posviz import __version__, content
-from posviz.build import bytecode, distribution, frames, pins, target, wheels
+from posviz.build import bytecode, distribution, frames, pins, search, target, wheels
 from posviz.build.scan import scan
 from posviz.compose import page as page_model
 from posviz.compose.routes import Route, routes
@@ -71,6 +71,12 @@ EXEMPT = {
         f"{BOKEH_DIR}bokeh-{BOKEH_VERSION}.min.js",
         "https://cdn.jsdelivr.net/npm/@tabler/",
     ): "loaded only for Tabler icon models, which posviz never creates",
+    **{
+        (f"{search.SEARCH_DIR}{name}", search.EXEMPT_BASE): (
+            "a base Pagefind parses result paths against, never fetched"
+        )
+        for name in ("pagefind.js", "pagefind-worker.js")
+    },
 }
 
 PRELUDE = """
@@ -529,10 +535,13 @@ def write_worker(
 
 
 def copy_stylesheet(out: Path) -> None:
-    """The pages' one stylesheet (compose/static/site.css), where their links point."""
-    dest = out / page_model.STYLESHEET
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    dest.write_bytes(page_model.STATIC_DIR.joinpath("site.css").read_bytes())
+    """The pages' stylesheet and search script (compose/static/), where their links point."""
+    for dest, name in (
+        (page_model.STYLESHEET, "site.css"),
+        (page_model.SEARCH_SCRIPT, "search.js"),
+    ):
+        (out / dest).parent.mkdir(parents=True, exist_ok=True)
+        (out / dest).write_bytes(page_model.STATIC_DIR.joinpath(name).read_bytes())
 
 
 def check_base_url(base_url: str) -> str:
@@ -612,6 +621,7 @@ EXPECTED = (
     wheels.WheelError,
     pins.PinError,
     bytecode.BytecodeError,
+    search.SearchError,
     OSError,
 )
 
@@ -711,6 +721,8 @@ def make_site(
         pin_scripts(out)
         core = {name: distribution.CORE_PINS[name] for name in WORKER_CORE}
         write_worker(out, names, PYODIDE_DIR, cdn_root, python, core)
+    log("indexing the pages for search")
+    search.index(out)  # the pages are final: nothing edits them after this
     site_manifest(out, found, listed)
     if not cdn:
         findings = scan(out, EXEMPT)
