@@ -52,6 +52,9 @@ def test_the_index_is_the_same_bytes_for_the_same_pages_written_in_any_order(tmp
     assert f"{search.SEARCH_DIR}pagefind.js" in written
     # posviz draws its own box: Pagefind's UIs are not shipped.
     assert not any(Path(name).name in search.UNUSED for name in written)
+    # Nor the wasm of pages without a language: every page says lang="en".
+    assert f"{search.SEARCH_DIR}wasm.en.pagefind" in written
+    assert f"{search.SEARCH_DIR}wasm.unknown.pagefind" not in written
     entry = (first / search.SEARCH_DIR / "pagefind-entry.json").read_text("utf-8")
     assert '"page_count":3' in entry  # the pages at the top; nothing under static/
 

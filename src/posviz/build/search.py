@@ -12,6 +12,7 @@ two runs over the same pages write the same bytes; ``tests/test_search.py``
 checks it), so the build stays byte-identical.
 """
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -72,4 +73,9 @@ def index(site: Path) -> list[str]:
         raise SearchError(f"pagefind wrote no {', '.join(missing)} in {folder}")
     for name in UNUSED:
         (folder / name).unlink(missing_ok=True)
+    # pagefind.js loads the wasm the entry names for the page's language, "unknown"
+    # only for a language without one of its own; every posviz page says lang="en".
+    languages = json.loads((folder / "pagefind-entry.json").read_text("utf-8"))["languages"]
+    if all(language.get("wasm") not in (None, "unknown") for language in languages.values()):
+        (folder / "wasm.unknown.pagefind").unlink(missing_ok=True)
     return sorted(p.relative_to(site).as_posix() for p in folder.rglob("*") if p.is_file())
