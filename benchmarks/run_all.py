@@ -21,6 +21,7 @@ ORDER = [
     "baseline",
     "engines",
     "text_first",  # alone: --site before=DIR --site after=DIR for the before/after ratios
+    "scale",
 ]
 
 

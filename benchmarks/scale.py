@@ -1,0 +1,213 @@
+"""Benchmark: the site as the content grows (issue 17).
+
+For each N of --pages, N synthetic pages are written into a temporary copy of
+content/ (never the repository's): three sections each, two of the four
+figures, tags the real pages carry, and one topic, "scale", over the real
+pages and all of them. Each copy is built with `posviz build` (POSVIZ_CONTENT
+points at it), then built again after one page's text changed. Reported per N,
+and against N = 0 of the same run: both build times, the site's size (its
+search index apart too), the largest page, and the big topic's first paint and
+first slider answer, cold, with the network sealed (cold_load.py's measure).
+
+    python benchmarks/scale.py                   # N = 0 and 20: a quick run
+    python benchmarks/scale.py --pages 0,100,500 # the issue's curve (about 1 s per route)
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from cold_load import measure
+from common import ROOT, static_server, table, write
+
+CONTENT = ROOT / "content"
+TOPIC = "scale"
+PAIRS = ((710, 96), (7256, 4121), (710, 4121), (96, 7256))  # two of the four figures per page
+PAGE = """---
+slug: {slug}
+title: Synthetic page {n}
+kind: Read
+builds_on: []
+tags: [{tags}]
+summary: A generated page of the scale benchmark, number {n}.
+---
+
+## 1. Opening {n}
+
+Generated text {n}: how a model is told where each token sits, in a few plain words.
+
+::: figure {first}
+
+## 2. Middle {n}
+
+More generated text for page {n}, with no figure of its own.
+
+## 3. Closing {n}
+
+The last section of page {n}; word{n} appears here only.
+
+::: figure {second}
+"""
+
+
+def real_tags() -> list[str]:
+    """The tags of the repository's pages, in the order they first appear."""
+    sys.path.insert(0, str(ROOT / "src"))
+    from posviz.content import load
+
+    library = load(CONTENT)
+    return list(dict.fromkeys(tag for page in library.pages.values() for tag in page.tags))
+
+
+def make_content(folder: Path, n: int, tags: list[str]) -> list[str]:
+    """A copy of content/ with ``n`` synthetic pages and the topic over everything."""
+    shutil.copytree(CONTENT, folder)
+    real = sorted(p.stem for p in (folder / "pages").glob("*.md"))
+    slugs = [f"synthetic-{i:04d}" for i in range(n)]
+    for i, slug in enumerate(slugs):
+        first, second = PAIRS[i % len(PAIRS)]
+        chosen = [tags[i % len(tags)], tags[(i + 1) % len(tags)]]
+        text = PAGE.format(
+            slug=slug, n=i, tags=", ".join(dict.fromkeys(chosen)), first=first, second=second
+        )
+        (folder / "pages" / f"{slug}.md").write_text(text, "utf-8")
+    (folder / "topics" / f"{TOPIC}.md").write_text(
+        "---\n"
+        f"slug: {TOPIC}\n"
+        "title: Everything, at scale\n"
+        "category: Mechanisms\n"
+        "intro: Every page of the site, real and generated, in one topic.\n"
+        "read_first: []\n"
+        f"pages: [{', '.join(real + slugs)}]\n"
+        "---\n",
+        "utf-8",
+    )
+    return slugs or real
+
+
+def build(content: Path, out: Path) -> float:
+    env = {**os.environ, "POSVIZ_CONTENT": str(content)}
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "posviz.cli", "build", "--out", str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode:
+        raise SystemExit(f"posviz build failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+    return time.monotonic() - started
+
+
+def size(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def measure_n(n: int, tags: list[str], work: Path, runs: int) -> dict:
+    content, out = work / f"content-{n}", work / f"site-{n}"
+    slugs = make_content(content, n, tags)
+    full = build(content, out)
+    edited = content / "pages" / f"{slugs[-1]}.md"
+    edited.write_text(edited.read_text("utf-8") + "\nOne more sentence, edited.\n", "utf-8")
+    after_edit = build(content, out)
+    manifest = json.loads((out / "site.json").read_text("utf-8"))
+    pages = {entry["path"]: (out / entry["path"]).stat().st_size for entry in manifest["pages"]}
+    largest = max(pages, key=pages.get)
+    [topic] = [e for e in manifest["pages"] if e["path"] == f"topic-{TOPIC}.html"]
+    plot, index = "posviz-710-hands", topic["figures"].index(710)
+    with static_server(out) as base:
+        load = measure(base, {"topic": (topic["path"], plot, index)}, runs)["topic"]
+    search = out / "pagefind"
+    return {
+        "n": n,
+        "routes": len(manifest["pages"]),
+        "build_full_s": round(full, 1),
+        "build_after_one_page_edit_s": round(after_edit, 1),
+        "site_bytes": size(out),
+        "search_index_bytes": size(search) if search.is_dir() else 0,
+        "largest_page": {"path": largest, "bytes": pages[largest]},
+        "topic_html_bytes": pages[topic["path"]],
+        "topic_live_figures": len(topic["figures"]),
+        "topic_first_paint_ms": load["cold_first_paint_ms"]["median"],
+        "topic_first_answer_ms": load["cold_first_answer_ms"]["median"],
+        "blocked_requests": load["blocked_requests"],
+    }
+
+
+def ratio(value, base):
+    return round(value / base, 2) if base else None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--pages", default="0,20", help="comma-separated N (0 is always run)")
+    parser.add_argument("--runs", type=int, default=1, help="cold loads of the topic per N")
+    args = parser.parse_args()
+    counts = sorted({0, *(int(n) for n in args.pages.split(","))})
+    tags = real_tags()
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="posviz-scale-") as folder:
+        for n in counts:
+            print(f"N = {n}: building", flush=True)
+            rows.append(measure_n(n, tags, Path(folder), args.runs))
+    base = rows[0]
+    for row in rows:
+        row["vs_n0"] = {
+            key: ratio(row[key], base[key])
+            for key in (
+                "build_full_s",
+                "build_after_one_page_edit_s",
+                "site_bytes",
+                "topic_html_bytes",
+                "topic_first_paint_ms",
+                "topic_first_answer_ms",
+            )
+        }
+        row["vs_n0"]["largest_page_bytes"] = ratio(
+            row["largest_page"]["bytes"], base["largest_page"]["bytes"]
+        )
+    header = [
+        "N",
+        "routes",
+        "build s",
+        "after 1 edit s",
+        "site MB",
+        "index KB",
+        "largest page",
+        "topic KB",
+        "paint ms",
+        "answer ms",
+    ]
+    print(
+        table(
+            "The site as it grows (× N = 0 of this run)",
+            header,
+            [
+                [
+                    r["n"],
+                    r["routes"],
+                    f"{r['build_full_s']} ({r['vs_n0']['build_full_s']}×)",
+                    f"{r['build_after_one_page_edit_s']} "
+                    f"({r['vs_n0']['build_after_one_page_edit_s']}×)",
+                    f"{r['site_bytes'] / 1e6:.1f} ({r['vs_n0']['site_bytes']}×)",
+                    round(r["search_index_bytes"] / 1e3),
+                    f"{r['largest_page']['path']} {r['largest_page']['bytes'] / 1e3:.0f} KB",
+                    f"{r['topic_html_bytes'] / 1e3:.0f} ({r['vs_n0']['topic_html_bytes']}×)",
+                    f"{r['topic_first_paint_ms']} ({r['vs_n0']['topic_first_paint_ms']}×)",
+                    f"{r['topic_first_answer_ms']} ({r['vs_n0']['topic_first_answer_ms']}×)",
+                ]
+                for r in rows
+            ],
+        )
+    )
+    write("scale", {"runs": args.runs, "sizes": rows})
+
+
+if __name__ == "__main__":
+    main()
