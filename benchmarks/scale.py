@@ -4,7 +4,8 @@ For each N of --pages, N synthetic pages are written into a temporary copy of
 content/ (never the repository's): three sections each, two of the four
 figures, tags the real pages carry, and one topic, "scale", over the real
 pages and all of them. Each copy is built with `posviz build` (POSVIZ_CONTENT
-points at it), then built again after one page's text changed. Reported per N,
+points at it) from an empty page cache, then built again after one page's text
+changed (an incremental build: build/pagecache.py). Reported per N,
 and against N = 0 of the same run: both build times, the site's size (its
 search index apart too), the largest page, and the big topic's first paint and
 first slider answer, cold, with the network sealed (cold_load.py's measure).
@@ -91,8 +92,10 @@ def make_content(folder: Path, n: int, tags: list[str]) -> list[str]:
     return slugs or real
 
 
-def build(content: Path, out: Path) -> float:
-    env = {**os.environ, "POSVIZ_CONTENT": str(content)}
+def build(content: Path, out: Path, pages: Path) -> float:
+    # Each N starts from an empty page cache (build/pagecache.py): the first build is
+    # a full one, the one after the edit reuses what did not change.
+    env = {**os.environ, "POSVIZ_CONTENT": str(content), "POSVIZ_PAGE_CACHE": str(pages)}
     started = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-m", "posviz.cli", "build", "--out", str(out)],
@@ -112,10 +115,10 @@ def size(folder: Path) -> int:
 def measure_n(n: int, tags: list[str], work: Path, runs: int) -> dict:
     content, out = work / f"content-{n}", work / f"site-{n}"
     slugs = make_content(content, n, tags)
-    full = build(content, out)
+    full = build(content, out, work / f"pages-{n}")
     edited = content / "pages" / f"{slugs[-1]}.md"
     edited.write_text(edited.read_text("utf-8") + "\nOne more sentence, edited.\n", "utf-8")
-    after_edit = build(content, out)
+    after_edit = build(content, out, work / f"pages-{n}")
     manifest = json.loads((out / "site.json").read_text("utf-8"))
     pages = {entry["path"]: (out / entry["path"]).stat().st_size for entry in manifest["pages"]}
     largest = max(pages, key=pages.get)

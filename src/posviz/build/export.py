@@ -35,7 +35,16 @@ import holoviews
 import panel
 
 from posviz import __version__, content
-from posviz.build import bytecode, distribution, frames, pins, search, target, wheels
+from posviz.build import (
+    bytecode,
+    distribution,
+    frames,
+    pagecache,
+    pins,
+    search,
+    target,
+    wheels,
+)
 from posviz.build.scan import scan
 from posviz.compose import page as page_model
 from posviz.compose.routes import Route, routes
@@ -291,6 +300,25 @@ def stable_ids(html: str, name: str) -> str:
     return UUID.sub(replace, html)
 
 
+# Param names an unnamed object after its class and a counter of every object the
+# process made ("Column00354"): a page's names would depend on the pages the
+# same converter rendered before it.
+AUTO_NAME = re.compile(r'"name":"([A-Z][A-Za-z]*)(\d{5})"')
+
+
+def stable_names(html: str) -> str:
+    """Number Param's automatic names in order of appearance, per page."""
+    seen: dict[str, str] = {}
+
+    def replace(match):
+        found = match.group(0)
+        if found not in seen:
+            seen[found] = f'"name":"{match.group(1)}{len(seen):05d}"'
+        return seen[found]
+
+    return AUTO_NAME.sub(replace, html)
+
+
 BUILD_PLACEHOLDER = '"__POSVIZ_BUILD__"'
 PINNED_PLACEHOLDER = "/* pinned scripts */ []"  # filled in by pin_scripts
 
@@ -372,7 +400,7 @@ def rewrite_page(html: str, name: str, cdn: bool) -> str:
         f"{ID_ORDER}\npyodideWorker.onmessage = ",
         first=True,
     )
-    return stable_ids(html, name)
+    return stable_names(stable_ids(html, name))
 
 
 # --- what the pages load -------------------------------------------------------
@@ -695,8 +723,18 @@ def make_site(
 ) -> None:
     """Write the whole site into the empty folder `out`, offline scan included."""
     cdn_root = "https://cdn.holoviz.org/panel/" if cdn else PANEL_CDN_ROOT
-    log(f"converting {len(found)} dashboards")
-    prerender([route.name for route in found], out, cdn_root, base_url=base_url)
+    settings = {"cdn_root": cdn_root, "base_url": base_url}
+    root = content.default_root()
+    route_keys = pagecache.keys(found, content.load(root), root, settings)
+    missing = pagecache.restore(route_keys, out)
+    reused = len(found) - len(missing)
+    log(
+        f"converting {len(missing)} dashboards"
+        + (f" ({reused} unchanged, reused)" if reused else "")
+    )
+    if missing:
+        prerender(missing, out, cdn_root, base_url=base_url)
+        pagecache.store(route_keys, out, missing)
     copy_stylesheet(out)
     if base_url:
         sitemap(out, found, base_url)

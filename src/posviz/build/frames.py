@@ -160,7 +160,9 @@ class Pool:
 def text_models(figure, doc: Document) -> dict:
     """The figure layout's text models by role: readout, alt (text alternative), link."""
     found = {}
-    for model in doc.models:
+    # doc.models is a set: its order (so which string is numbered first) would change
+    # with the process's hash seed; the models' ids give one order in every build.
+    for model in sorted(doc.models, key=lambda model: model.id):
         properties = model.properties()
         if "css_classes" in properties:
             for role, css in TEXT_CLASSES.items():
