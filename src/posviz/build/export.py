@@ -406,8 +406,12 @@ def rewrite_page(html: str, name: str, cdn: bool) -> str:
 # --- what the pages load -------------------------------------------------------
 
 
-def posviz_wheel(dest: Path) -> Path:
-    """Posviz itself with its content, for the browser (the build code and templates stay home)."""
+def posviz_wheel(dest: Path, with_content: bool = True) -> Path:
+    """Posviz itself with its content, for the browser (the build code and templates stay home).
+
+    ``with_content=False`` leaves the content out (``add_content`` puts it in after
+    the bytecode is compiled, so that a text edit compiles nothing).
+    """
     package = Path(__file__).resolve().parent.parent
     files = {}
     for path in sorted(package.rglob("*")):
@@ -419,10 +423,26 @@ def posviz_wheel(dest: Path) -> Path:
             and path.suffix != ".pyc"
         ):
             files[f"posviz/{relative.as_posix()}"] = path.read_bytes()
-    root = content.default_root()
-    for path in sorted(root.rglob("*.md")):
-        files[f"posviz/_content/{path.relative_to(root).as_posix()}"] = path.read_bytes()
+    if with_content:
+        files |= content_files()
     return wheels.write_wheel(dest, "posviz", __version__, files)
+
+
+def content_files() -> dict[str, bytes]:
+    """The content's files as the posviz wheel carries them (``posviz/_content/``)."""
+    root = content.default_root()
+    return {
+        f"posviz/_content/{path.relative_to(root).as_posix()}": path.read_bytes()
+        for path in sorted(root.rglob("*.md"))
+    }
+
+
+def add_content(wheel: Path) -> None:
+    """Put the content into the (compiled) posviz ``wheel``, in place."""
+    with zipfile.ZipFile(wheel) as archive:
+        files = {n: archive.read(n) for n in archive.namelist() if not n.endswith("/")}
+    dist_info = wheels._wheel_dist_info(list(files), wheel)
+    wheels._write_wheel_archive(wheel, dist_info, files | content_files())
 
 
 def copy_runtime(out: Path, dist: Path) -> list[str]:
@@ -747,8 +767,10 @@ def make_site(
     wheel_dir.mkdir()
     log("collecting wheels")
     pure = wheels.collect_pure_wheels(wheel_dir, python)
-    built = [*pure, posviz_wheel(wheel_dir)]
+    own = posviz_wheel(wheel_dir, with_content=False)
+    built = [*pure, own]
     precompile(built, dist)
+    add_content(own)
     names = sorted(wheel.name for wheel in built)
     if cdn:
         write_worker(out, names, CDN_PYODIDE, cdn_root, python)

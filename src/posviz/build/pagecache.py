@@ -7,14 +7,18 @@ alone, so it is kept under a key made of them, by content hash (never mtime):
 * posviz's code, templates and styles (every file of the package but the
   figure modules), the pins (``build/pins.json``), the versions of Python,
   panel, bokeh and holoviews, and the build's settings (CDN root, base URL);
-* the figure modules the route shows (home, topic, tag and gallery pages name
-  every figure, so they take them all);
+* the figure modules the route shows (home and tag pages name figures by
+  title, so they take them all; a topic and the gallery take the ones they show);
 * the content it reads: a page its own file's data and the titles of the pages
   it builds on; a figure view the page sections that use it; a listing page
-  (home, topic, tag, gallery) the whole content.
+  (home, topic, tag, gallery) the topics' files and every page but its
+  sections' text (``listing_digest``), so a text edit re-renders one page.
 
-Everything after the pre-render (``rewrite_page``, frames, pins, the worker's
-build id, the search index) runs on every page of every build, so a build from
+Everything after the pre-render (``rewrite_page``, pins, the worker's build id,
+the search index) runs on every page of every build; a figure's frames are
+kept the same way, under a key of posviz's code and the figure's module
+(``frame_keys``), and posviz's compiled bytecode under its wheel's sha256
+(build/bytecode.py), so a build from
 the cache is byte-identical to a full one (``tests/test_incremental.py``).
 The cache sits in ``$POSVIZ_CACHE/pages/`` (or ``$POSVIZ_PAGE_CACHE``);
 ``POSVIZ_PAGE_CACHE=0`` turns it off.
@@ -39,6 +43,7 @@ from posviz.compose.routes import Route
 CACHE_ENV = "POSVIZ_PAGE_CACHE"
 PACKAGE = Path(__file__).resolve().parent.parent
 LISTINGS = ("home", "topic", "tag", "gallery")
+NAMING = ("home", "tag")  # list every figure by title (home) or may (tag)
 FORMAT = 1  # bump when what a key covers changes
 
 
@@ -103,6 +108,24 @@ def _page_data(page: content.Page) -> dict:
     }
 
 
+def listing_digest(library: content.Library, root: Path) -> str:
+    """What a listing (home, topic, tag, gallery) reads.
+
+    The topics, and of every page all but its sections' text (titles, tags,
+    summaries, which section shows which figure).
+    """
+    topics = {p.relative_to(root).as_posix(): _file_digest(p) for p in sorted(root.rglob("*.md"))}
+    topics = {name: d for name, d in topics.items() if not name.startswith("pages/")}
+    pages = [
+        {
+            **{k: v for k, v in _page_data(page).items() if k != "sections"},
+            "sections": [(s.number, s.title, s.figures) for s in page.sections],
+        }
+        for page in library.pages.values()
+    ]
+    return _digest(topics, pages)
+
+
 def content_digest(route: Route, library: content.Library, whole: str) -> str:
     """What of the content the route's view reads."""
     if route.kind == "page":
@@ -125,12 +148,11 @@ def keys(
     modules = figure_modules()
     code = code_digest(set(modules.values()))
     figure_digests = {fid: _file_digest(path) for fid, path in modules.items()}
-    whole = _digest(
-        {p.relative_to(root).as_posix(): _file_digest(p) for p in sorted(root.rglob("*.md"))}
-    )
+    whole = listing_digest(library, root)
     result = {}
     for route in found:
-        shown = sorted(modules) if route.kind in LISTINGS else sorted(route.figures)
+        # Home and tag pages name figures (their titles) they do not show; the rest show theirs.
+        shown = sorted(modules) if route.kind in NAMING else sorted(route.figures)
         result[route.name] = _digest(
             route.name,
             code,
@@ -139,6 +161,39 @@ def keys(
             content_digest(route, library, whole),
         )
     return result
+
+
+def frames_folder() -> Path:
+    """Where figures' frames are kept: the build's cache (they do not depend on the content)."""
+    return distribution.default_cache_root() / "frames"
+
+
+def frame_keys(figure_ids) -> dict[int, str]:
+    """Each figure id → the key of its frames: posviz's code, the versions, its own module."""
+    modules = figure_modules()
+    code = code_digest(set(modules.values()))
+    return {fid: _digest("frames", fid, code, _file_digest(modules[fid])) for fid in figure_ids}
+
+
+def cached_frames(key: str) -> dict[str, bytes] | None:
+    """The frame files ({kind: gzip bytes}) kept under ``key``, or None."""
+    where = frames_folder() / key[:2] / key if enabled() else None
+    if where is None or not (where / "done").is_file():
+        return None
+    return {kind: (where / f"{kind}.gz").read_bytes() for kind in ("json", "bin")}
+
+
+def store_frames(key: str, files: dict[str, bytes]) -> None:
+    """Keep one figure's frame files under ``key`` (whole or not at all)."""
+    if not enabled():
+        return
+    where = frames_folder() / key[:2] / key
+    where.mkdir(parents=True, exist_ok=True)
+    for kind, data in files.items():
+        partial = where / f"{kind}.{os.getpid()}.partial"
+        partial.write_bytes(data)
+        partial.replace(where / f"{kind}.gz")
+    (where / "done").write_text("", "utf-8")
 
 
 def restore(route_keys: dict[str, str], out: Path) -> list[str]:
