@@ -201,8 +201,13 @@ def scale_section(scale: dict) -> list[str]:
                 r["n"],
                 r["routes"],
                 f"{r['build_full_s']} ({vs['build_full_s']}×)",
-                f"{r['build_after_one_page_edit_s']} ({vs['build_after_one_page_edit_s']}×)",
+                f"{r['build_after_one_page_edit_s']} (÷ full {r.get('edit_over_full', '?')}; "
+                f"{r.get('routes_rerendered_after_edit', '?')} route(s) re-rendered)",
                 f"{r['site_bytes'] / 1e6:.1f} ({vs['site_bytes']}×)",
+                ""
+                if r.get("added_per_page_bytes") is None
+                else f"{r['added_per_page_bytes'] / 1e3:.0f} "
+                f"({r['added_html_per_page_bytes'] / 1e3:.0f} of HTML)",
                 round(r["search_index_bytes"] / 1e3),
                 f"{r['largest_page']['path']}, {r['largest_page']['bytes'] / 1e3:.0f} KB",
                 f"{r['topic_html_bytes'] / 1e3:.0f} ({vs['topic_html_bytes']}×)",
@@ -217,6 +222,7 @@ def scale_section(scale: dict) -> list[str]:
             "full build s",
             "build after a one-page edit s",
             "site MB",
+            "KB added per page",
             "search index KB",
             "largest page",
             "topic HTML KB",

@@ -17,6 +17,7 @@ first slider answer, cold, with the network sealed (cold_load.py's measure).
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -92,7 +93,7 @@ def make_content(folder: Path, n: int, tags: list[str]) -> list[str]:
     return slugs or real
 
 
-def build(content: Path, out: Path, pages: Path) -> float:
+def build(content: Path, out: Path, pages: Path) -> tuple[float, int]:
     # Each N starts from an empty page cache (build/pagecache.py): the first build is
     # a full one, the one after the edit reuses what did not change.
     env = {**os.environ, "POSVIZ_CONTENT": str(content), "POSVIZ_PAGE_CACHE": str(pages)}
@@ -105,7 +106,9 @@ def build(content: Path, out: Path, pages: Path) -> float:
     )
     if done.returncode:
         raise SystemExit(f"posviz build failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
-    return time.monotonic() - started
+    took = time.monotonic() - started
+    converted = re.search(r"converting (\d+) dashboards", done.stdout + done.stderr)
+    return took, int(converted.group(1)) if converted else -1
 
 
 def size(folder: Path) -> int:
@@ -115,10 +118,10 @@ def size(folder: Path) -> int:
 def measure_n(n: int, tags: list[str], work: Path, runs: int) -> dict:
     content, out = work / f"content-{n}", work / f"site-{n}"
     slugs = make_content(content, n, tags)
-    full = build(content, out, work / f"pages-{n}")
+    full, _ = build(content, out, work / f"pages-{n}")
     edited = content / "pages" / f"{slugs[-1]}.md"
     edited.write_text(edited.read_text("utf-8") + "\nOne more sentence, edited.\n", "utf-8")
-    after_edit = build(content, out, work / f"pages-{n}")
+    after_edit, rerendered = build(content, out, work / f"pages-{n}")
     manifest = json.loads((out / "site.json").read_text("utf-8"))
     pages = {entry["path"]: (out / entry["path"]).stat().st_size for entry in manifest["pages"]}
     largest = max(pages, key=pages.get)
@@ -132,6 +135,9 @@ def measure_n(n: int, tags: list[str], work: Path, runs: int) -> dict:
         "routes": len(manifest["pages"]),
         "build_full_s": round(full, 1),
         "build_after_one_page_edit_s": round(after_edit, 1),
+        "edit_over_full": round(after_edit / full, 3),
+        "routes_rerendered_after_edit": rerendered,
+        "html_bytes": sum(pages.values()),
         "site_bytes": size(out),
         "search_index_bytes": size(search) if search.is_dir() else 0,
         "largest_page": {"path": largest, "bytes": pages[largest]},
@@ -161,6 +167,13 @@ def main():
             rows.append(measure_n(n, tags, Path(folder), args.runs))
     base = rows[0]
     for row in rows:
+        added = row["n"] or None
+        row["added_per_page_bytes"] = (
+            round((row["site_bytes"] - base["site_bytes"]) / added) if added else None
+        )
+        row["added_html_per_page_bytes"] = (
+            round((row["html_bytes"] - base["html_bytes"]) / added) if added else None
+        )
         row["vs_n0"] = {
             key: ratio(row[key], base[key])
             for key in (
@@ -179,7 +192,8 @@ def main():
         "N",
         "routes",
         "build s",
-        "after 1 edit s",
+        "after 1 edit s (÷ full)",
+        "KB added per page",
         "site MB",
         "index KB",
         "largest page",
@@ -196,8 +210,10 @@ def main():
                     r["n"],
                     r["routes"],
                     f"{r['build_full_s']} ({r['vs_n0']['build_full_s']}×)",
-                    f"{r['build_after_one_page_edit_s']} "
-                    f"({r['vs_n0']['build_after_one_page_edit_s']}×)",
+                    f"{r['build_after_one_page_edit_s']} ({r['edit_over_full']})",
+                    ""
+                    if r["added_per_page_bytes"] is None
+                    else f"{r['added_per_page_bytes'] / 1e3:.0f}",
                     f"{r['site_bytes'] / 1e6:.1f} ({r['vs_n0']['site_bytes']}×)",
                     round(r["search_index_bytes"] / 1e3),
                     f"{r['largest_page']['path']} {r['largest_page']['bytes'] / 1e3:.0f} KB",
