@@ -342,9 +342,57 @@ def script_literal(value) -> str:
     return json.dumps(value).replace("<", "\\u003c")
 
 
+DOCS_JSON = re.compile(r'(<script type="application/json" id="[^"]*">)(.*?)(</script>)', re.S)
+
+
+def share_stylesheets(html: str, page: str) -> str:
+    """The pre-rendered document with each distinct inline stylesheet written once.
+
+    Panel hands every model its stylesheets as strings, and Bokeh writes a
+    string out wherever it is used: a page with two figures carried the same
+    few rules 86 times (43 KB of its 173). Here the first use of each text
+    becomes an ``InlineStyleSheet`` object and every later use a reference to
+    it by id, which BokehJS resolves to the same sheet. Only the page's
+    pre-render changes; the live document Python sends is left as Panel makes it.
+    """
+    found = DOCS_JSON.search(html)
+    if found is None:
+        raise BuildError(f"{page}: the page panel {panel.__version__} wrote has no document")
+    docs = json.loads(found.group(2))
+    shared: dict[str, str] = {}
+
+    def sheet(css: str) -> dict:
+        if css in shared:
+            return {"id": shared[css]}
+        shared[css] = f"posviz-css-{len(shared)}"
+        return {
+            "type": "object",
+            "name": "InlineStyleSheet",
+            "id": shared[css],
+            "attributes": {"css": css},
+        }
+
+    def walk(value):
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key == "stylesheets" and isinstance(item, list):
+                    value[key] = [sheet(s) if isinstance(s, str) else walk(s) for s in item]
+                else:
+                    walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+        return value
+
+    walk(docs)
+    text = json.dumps(docs, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
+    return html[: found.start(2)] + text + html[found.end(2) :]
+
+
 def rewrite_page(html: str, name: str, cdn: bool) -> str:
     """Offline URLs, the connection to the shared runtime first thing, and the loader."""
     page = f"{name}.html"
+    html = share_stylesheets(html, page)
     if not cdn:
         html = edit(html, page, "https://cdn.bokeh.org/bokeh/release/", BOKEH_DIR)
         # No posviz view draws with WebGL: skip parsing that bundle.
