@@ -167,33 +167,3 @@ PLOT_THEMES = {
     "light": {"paper": "#ffffff", "ink": "#1d2433", "muted": "#4f586a", "grid": "#e3e6ec"},
     "dark": {"paper": "#151a23", "ink": "#e6e9ef", "muted": "#c0c7d3", "grid": "#2f3645"},
 }
-
-
-def share_stylesheets(doc) -> int:
-    """Give each distinct inline stylesheet of ``doc`` once, as one model every user refers to.
-
-    Panel passes a component's stylesheets to its Bokeh model as strings, and
-    Bokeh writes a string out wherever it is used: a page with two figures
-    carried the same few rules 86 times (43 KB of its 173). One
-    ``InlineStyleSheet`` per distinct text, per document, is written once and
-    referred to by id; BokehJS applies it in each shadow root as before.
-    Returns how many strings were replaced.
-    """
-    from bokeh.models import InlineStyleSheet
-
-    shared: dict[str, InlineStyleSheet] = {}
-    replaced = 0
-    for model in list(doc.models):
-        sheets = getattr(model, "stylesheets", None)
-        if not sheets or not any(isinstance(sheet, str) for sheet in sheets):
-            continue
-        new = []
-        for sheet in sheets:
-            if isinstance(sheet, str):
-                if sheet not in shared:
-                    shared[sheet] = InlineStyleSheet(css=sheet)
-                sheet = shared[sheet]
-                replaced += 1
-            new.append(sheet)
-        model.stylesheets = new
-    return replaced

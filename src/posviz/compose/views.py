@@ -16,7 +16,7 @@ from posviz.compose import routes as routing
 from posviz.compose.links import DeepLinks
 from posviz.compose.page import page_template, plain_text
 from posviz.compose.routes import HOME, figure_order, figure_route, href, page_route, topic_route
-from posviz.compose.style import FIGURE_CSS, NOTICE_CSS, SITE_CSS, TEXT_CSS, share_stylesheets
+from posviz.compose.style import FIGURE_CSS, NOTICE_CSS, SITE_CSS, TEXT_CSS
 
 log = logging.getLogger(__name__)
 WIDTH = 1100
@@ -367,7 +367,4 @@ def servable(name: str):
 
         pn.state.curdoc.js_on_event("document_ready", CustomJS(code=SCROLL_TO_FRAGMENT))
         access.install(pn.state.curdoc)
-    served = page_template(dashboard, name, kind, title, summary).servable(title=title)
-    if pn.state.curdoc is not None:
-        share_stylesheets(pn.state.curdoc)
-    return served
+    return page_template(dashboard, name, kind, title, summary).servable(title=title)
