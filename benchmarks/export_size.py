@@ -2,8 +2,9 @@
 
 Builds the export, then sums every file into one part: the Pyodide runtime,
 the wheels taken from the Pyodide lock, the pure wheels, posviz's own wheel,
-the JS and CSS, the HTML pages. "gzip" is what a server compressing each file
-at level 6 would send: the sum over files of ``len(gzip.compress(data, 6))``.
+the JS and CSS, the HTML pages, the search index (pagefind/). "gzip" is what
+a server compressing each file at level 6 would send: the sum over files of
+``len(gzip.compress(data, 6))``.
 Wheels and the wasm are already compressed or dense, so expect little there.
 """
 
@@ -19,6 +20,7 @@ PARTS = (
     "posviz wheel",
     "JS/CSS",
     "HTML pages",
+    "search index",
     "other",
 )
 
@@ -29,6 +31,8 @@ def part_of(relative: Path) -> str:
         return "Pyodide-lock wheels" if name.endswith(".whl") else "Pyodide runtime"
     if top == "wheels":
         return "posviz wheel" if name.startswith("posviz-") else "pure wheels"
+    if top == "pagefind":  # the offline search: Pagefind's index, wasm and script
+        return "search index"
     if top == "static" or name == "posviz-worker.js":
         return "JS/CSS"
     if name.endswith(".html"):

@@ -228,6 +228,57 @@ def docs_timeline(runtime: dict) -> list[str]:
     ]
 
 
+def scale_section(scale: dict) -> list[str]:
+    """benchmarks/scale.py: the site with N synthetic pages, each against N = 0 of its run."""
+    lines = [
+        "",
+        "## The site as it grows (scale.py; × N = 0 of the same run)",
+        "",
+        f"Measured {scale['machine']['date']}; topic loads cold, median of {scale['runs']} "
+        "run(s), network sealed. The machine was shared with other builds and tests, so "
+        "times are loaded times.",
+        "",
+    ]
+    rows = []
+    for r in scale["sizes"]:
+        vs = r["vs_n0"]
+        rows.append(
+            [
+                r["n"],
+                r["routes"],
+                f"{r['build_full_s']} ({vs['build_full_s']}×)",
+                f"{r['build_after_one_page_edit_s']} (÷ full {r.get('edit_over_full', '?')}; "
+                f"{r.get('routes_rerendered_after_edit', '?')} route(s) re-rendered)",
+                f"{r['site_bytes'] / 1e6:.1f} ({vs['site_bytes']}×)",
+                ""
+                if r.get("added_per_page_bytes") is None
+                else f"{r['added_per_page_bytes'] / 1e3:.0f} "
+                f"({r['added_html_per_page_bytes'] / 1e3:.0f} of HTML)",
+                round(r["search_index_bytes"] / 1e3),
+                f"{r['largest_page']['path']}, {r['largest_page']['bytes'] / 1e3:.0f} KB",
+                f"{r['topic_html_bytes'] / 1e3:.0f} ({vs['topic_html_bytes']}×)",
+                f"{r['topic_first_paint_ms']} ({vs['topic_first_paint_ms']}×)",
+                f"{r['topic_first_answer_ms']} ({vs['topic_first_answer_ms']}×)",
+            ]
+        )
+    return lines + rows_table(
+        [
+            "N pages added",
+            "routes",
+            "full build s",
+            "build after a one-page edit s",
+            "site MB",
+            "KB added per page",
+            "search index KB",
+            "largest page",
+            "topic HTML KB",
+            "topic first paint ms",
+            "topic first answer ms",
+        ],
+        rows,
+    )
+
+
 def render(folder: Path) -> str:
     results = load(folder)
     machine = next(iter(results.values()))["machine"]
@@ -515,6 +566,8 @@ def render(folder: Path) -> str:
         ]
         rows = [[name, *site["derived"].values()] for name, site in data["sites"].items()]
         lines += rows_table(["site", *next(iter(data["sites"].values()))["derived"]], rows)
+    if "scale" in results:
+        lines += scale_section(results["scale"])
     notes = folder.parent / "notes.md"
     if notes.exists():
         lines += ["", notes.read_text().rstrip()]

@@ -22,6 +22,7 @@ ORDER = [
     "baseline",
     "engines",
     "text_first",  # alone: --site before=DIR --site after=DIR for the before/after ratios
+    "scale",
 ]
 
 

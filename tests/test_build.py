@@ -151,7 +151,8 @@ def digest(folder):
     }
 
 
-def test_the_same_inputs_give_a_byte_identical_site(built_site, tmp_path):
+def test_the_same_inputs_give_a_byte_identical_site(built_site, tmp_path, monkeypatch):
+    monkeypatch.setenv("POSVIZ_PAGE_CACHE", "0")  # every page pre-rendered again, none reused
     assert build(tmp_path / "again") == 0
     first, second = digest(built_site), digest(tmp_path / "again")
     assert first.keys() == second.keys()
@@ -319,7 +320,9 @@ def test_a_fresh_compile_that_differs_from_its_pin_is_refused(tmp_path, monkeypa
     assert not list((tmp_path / "cache").rglob("*.whl"))  # nothing unpinned is kept
 
 
-def test_an_unpinned_wheel_is_compiled_on_every_build_and_never_cached(tmp_path, monkeypatch):
+def test_an_unpinned_wheel_is_compiled_once_per_source_and_again_when_its_copy_differs(
+    tmp_path, monkeypatch
+):
     from posviz.build import bytecode
 
     dist, wheel, good, _, calls = compiled_once(tmp_path, monkeypatch)
@@ -329,8 +332,19 @@ def test_an_unpinned_wheel_is_compiled_on_every_build_and_never_cached(tmp_path,
         wheel.write_bytes(source)  # each build collects the source wheel anew
         (twin,), report = bytecode.compile_wheels([wheel], dist, cache, {})
         assert twin == wheel and twin.read_bytes() == good
-        assert report["compiled_now"] == [wheel.name]
-    assert len(calls) == 3 and not list(cache.rglob("*"))
+    assert len(calls) == 2 and report["compiled_now"] == []  # the second build: a hit
+    (kept,) = cache.rglob("*.whl")
+    kept.write_bytes(kept.read_bytes() + b"x")  # no longer the copy that was compiled
+    wheel.write_bytes(source)
+    (twin,), report = bytecode.compile_wheels([wheel], dist, cache, {})
+    assert len(calls) == 3 and report["compiled_now"] == [wheel.name]
+    assert twin.read_bytes() == good
+    wheel.unlink()
+    with zipfile.ZipFile(wheel, "w") as archive:  # a new source: a new key
+        archive.writestr("demo/__init__.py", "ANSWER = 43\n")
+        archive.writestr("demo-1.0.dist-info/METADATA", "Name: demo\n")
+    (twin,), report = bytecode.compile_wheels([wheel], dist, cache, {})
+    assert len(calls) == 4 and report["compiled_now"] == [wheel.name]
 
 
 def test_the_pins_cover_every_compiled_wheel_the_site_ships(built_site):

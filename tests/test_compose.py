@@ -137,7 +137,7 @@ def test_topic_view_attributes_each_live_figure_to_its_page_section(site):
             (f"page-{slug}", title),
             (f"page-{slug}#section-{number}", heading),
         ]
-        assert plain(caption_head) == f"{figure_id}{FIGURES[figure_id].title}"
+        assert plain(caption_head) == f"{figure_id} {FIGURES[figure_id].title}"
         [figure] = live_figures(block)
         assert figure.figure_id == figure_id
     assert [f.figure_id for f in live_figures(layout)] == [96, 710, 7256, 4121]

@@ -32,6 +32,8 @@ USED_IN = {
     # The worker's Python: wherever it lives in the package.
     "MockSessionContext": ["*:MockSessionContext(document="],
     "edit_readonly": ["*:with edit_readonly(state.location)"],
+    "_simple_id": ["build/prerender.py:internals.restart_model_ids()"],
+    "_simple_id_lock": ["build/prerender.py:internals.restart_model_ids()"],
 }
 
 
@@ -82,6 +84,23 @@ def test_each_python_internal_exists_where_it_is_declared(module, owner, attribu
         f"{module}{'.' + owner if owner else ''} has no {attribute} any more "
         f"(panel {panel.__version__}, bokeh {bokeh.__version__}): see posviz/internals.py"
     )
+
+
+def test_model_ids_restart_from_bokehs_first_id():
+    import subprocess
+    import sys
+
+    from bokeh.util.serialization import make_id
+
+    fresh = subprocess.run(
+        [sys.executable, "-c", "from bokeh.util.serialization import make_id; print(make_id())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    make_id(), make_id()
+    internals.restart_model_ids()
+    assert make_id() == fresh == f"p{internals.BOKEH_FIRST_ID + 1}"
 
 
 def test_debounce_is_set_through_the_declared_name():

@@ -89,7 +89,96 @@ def cmd_serve(args) -> int:
         f"posviz: serving {len(scripts)} dashboards at http://{args.address}:{args.port}/",
         flush=True,
     )
+    if args.dev:
+        head, tail = command[:4], command[4 + len(scripts) :]  # [python -m panel serve] scripts
+        return run_dev(head, tail, env, folder, route_names(site))
     return run_panel(command, env)
+
+
+def route_names(site: content.Library) -> tuple[str, ...]:
+    """The routes' names, in order: what ``panel serve`` is started with."""
+    from posviz.compose.routes import routes
+
+    return tuple(route.name for route in routes(site))
+
+
+def changed_routes(known: tuple[str, ...], root=None) -> tuple[str, ...] | None:
+    """The routes now, if the content's pages or topics changed which routes exist, else None.
+
+    Content with problems keeps the running server (the problems are printed once per
+    change of them by ``watch_routes``).
+    """
+    try:
+        site = content.load(root)
+    except content.ContentError:
+        return None
+    now = route_names(site)
+    return now if now != known else None
+
+
+DEV_POLL_S = 1.0
+
+
+def run_dev(
+    head: list[str], tail: list[str], env: dict[str, str], folder: Path, known: tuple[str, ...]
+) -> int:
+    """``panel serve`` as a child, started again when a page or topic is added or removed.
+
+    ``panel serve`` takes its apps (one per route) when it starts, and
+    ``--autoreload`` reloads the code of the ones it has: a new page's route is
+    only served by a new server. Every second the content's routes are compared
+    with the running server's; when they differ the entry scripts are written
+    again and the server restarts on the same port (a second or two).
+    """
+    import signal
+    import subprocess
+    import time
+
+    from posviz.compose.entries import write_entries
+    from posviz.compose.routes import routes
+
+    child = None
+    scripts = sorted(folder.glob("*.py"))
+
+    def stop(signum, frame):
+        if child is not None and child.poll() is None:
+            child.terminate()
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        while True:
+            command = [*head, *map(str, scripts), *tail]
+            child = subprocess.Popen(command, env={**env, "PYTHONMALLOC": "malloc"})
+            now = None
+            while child.poll() is None and now is None:
+                time.sleep(DEV_POLL_S)
+                now = changed_routes(known)
+            if now is None:
+                return child.returncode
+            added = sorted(set(now) - set(known))
+            gone = sorted(set(known) - set(now))
+            print(
+                "posviz: the routes changed"
+                + (f", added {', '.join(added)}" if added else "")
+                + (f", removed {', '.join(gone)}" if gone else "")
+                + "; restarting the server",
+                flush=True,
+            )
+            child.terminate()
+            child.wait()
+            watched = sorted(content.default_root().rglob("*.md"))
+            scripts = write_entries(routes(content.load()), folder, watch=watched)
+            known = now
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        if child is not None and child.poll() is None:
+            child.terminate()
+            try:
+                child.wait(10)
+            except subprocess.TimeoutExpired:
+                child.kill()
 
 
 def entries_folder(port: int) -> Path:

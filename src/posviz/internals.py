@@ -96,6 +96,22 @@ WORKER_SESSION = [
     ("panel.util", "", "edit_readonly"),
 ]
 
+# Bokeh names its models from one counter per process (``p1000``, ``p1001``, ...),
+# so a page pre-rendered after other pages gets other ids than one pre-rendered
+# alone, and Bokeh has no public way to restart it. The build restarts it before
+# each route: a page's bytes then depend on that page alone, and a page reused
+# from the cache (build/pagecache.py) equals a fresh one. Used by build/prerender.py.
+MODEL_IDS = ("bokeh.util.serialization", "", "_simple_id")
+BOKEH_FIRST_ID = 999  # the counter's value when Bokeh is imported
+
+
+def restart_model_ids() -> None:
+    """Make Bokeh number the next models from its first id again, as in a fresh process."""
+    from bokeh.util import serialization
+
+    with serialization._simple_id_lock:
+        serialization._simple_id = BOKEH_FIRST_ID
+
 
 class FullBounds:
     """Mixin for a ``param.Number``: say the whole allowed range when a value falls outside it."""
@@ -137,6 +153,8 @@ def python_internals() -> list[tuple[str, str, str]]:
         DEBOUNCE,
         WEBSOCKET_OPEN,
         PARAM_VALIDATE_BOUNDS,
+        MODEL_IDS,
+        ("bokeh.util.serialization", "", "_simple_id_lock"),
         *SNAP_BACK,
         *[(module, "", n) for n in names],
         *[(plot_module, plot_class, n) for n in plot_names],

@@ -215,7 +215,7 @@ SCRIPT_ELEMENT = re.compile(r"<script\b.*?</script\s*>", re.I | re.S)
 
 def as_without_scripts(markup: str) -> str:
     """The document a browser without JavaScript builds: no scripts, <noscript> shown."""
-    return re.sub(r"</?noscript>", "", SCRIPT_ELEMENT.sub("", markup))
+    return re.sub(r"</?noscript\b[^>]*>", "", SCRIPT_ELEMENT.sub("", markup), flags=re.I)
 
 
 @pytest.fixture

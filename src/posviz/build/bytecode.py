@@ -10,8 +10,9 @@ Builds are byte-identical, so each compiled third-party wheel is pinned by
 sha256 in ``pins.json`` ("bytecode"). Those are cached by wheel content and
 checked against their pin on every use (a cached copy that differs is compiled
 again); a fresh compile that differs from its pin stops the build. A wheel
-with no pin (posviz's own, which changes with every edit) is compiled afresh
-on each build and never cached: nothing the cache could hold is trusted.
+with no pin (posviz's own code; the build adds the content after) is kept
+under a key of its sha256 and the Pyodide lock, with the sha256 of what was
+compiled beside it, and compiled afresh when either differs.
 Without Node.js the build keeps the source-only wheels and says so.
 
 The Python version (site-packages path, ``.pyc`` tag) is the lock's.
@@ -121,11 +122,25 @@ def compile_wheels(
         wheel: cache / pins.sha256_file(wheel)[:20] / wheel.name if wheel.name in pinned else wheel
         for wheel in wheels
     }
+    lock = pins.sha256_file(dist / "pyodide-lock.json")[:20]
+    unpinned = {
+        wheel: cache / "unpinned" / f"{pins.sha256_file(wheel)[:20]}-{lock}" / wheel.name
+        for wheel in wheels
+        if wheel.name not in pinned
+    }
+    for wheel, done in unpinned.items():
+        recorded = done.with_name(done.name + ".sha256")
+        if done.is_file() and recorded.is_file() and pins.sha256_file(done) == recorded.read_text():
+            shutil.copy2(done, wheel)
+        else:
+            unpinned[wheel] = None  # compiled below, then kept
     todo = [
         wheel
         for wheel, done in keyed.items()
-        if wheel.name not in pinned or not _intact(done, pinned[wheel.name])
+        if (wheel.name not in pinned and wheel in unpinned and unpinned[wheel] is None)
+        or (wheel.name in pinned and not _intact(done, pinned[wheel.name]))
     ]
+    fresh = {wheel: pins.sha256_file(wheel)[:20] for wheel in todo if wheel.name not in pinned}
     report: dict = {"compiled_now": [w.name for w in todo]}
     if todo:
         with tempfile.TemporaryDirectory() as folder:
@@ -155,6 +170,11 @@ def compile_wheels(
                 done = _rewrite(wheel, work / "out" / wheel.name, target, python)
                 if wheel.name in pinned:
                     _check_fresh(done, pinned[wheel.name])
+                else:
+                    kept = cache / "unpinned" / f"{fresh[wheel]}-{lock}" / wheel.name
+                    kept.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(done, kept)
+                    kept.with_name(kept.name + ".sha256").write_text(pins.sha256_file(kept))
     return [keyed[wheel] for wheel in wheels], report
 
 

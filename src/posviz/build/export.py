@@ -34,7 +34,16 @@ import holoviews
 import panel
 
 from posviz import __version__, assets, content
-from posviz.build import bytecode, distribution, frames, pins, target, wheels
+from posviz.build import (
+    bytecode,
+    distribution,
+    frames,
+    pagecache,
+    pins,
+    search,
+    target,
+    wheels,
+)
 from posviz.build.scan import scan
 from posviz.compose import page as page_model
 from posviz.compose.routes import Route, routes
@@ -72,6 +81,12 @@ EXEMPT = {
         f"{BOKEH_DIR}bokeh-{BOKEH_VERSION}.min.js",
         "https://cdn.jsdelivr.net/npm/@tabler/",
     ): "loaded only for Tabler icon models, which posviz never creates",
+    **{
+        (f"{search.SEARCH_DIR}{name}", search.EXEMPT_BASE): (
+            "a base Pagefind parses result paths against, never fetched"
+        )
+        for name in ("pagefind.js", "pagefind-worker.js")
+    },
 }
 
 STATUS_CSS = f"<style>\n{assets.source('posviz.build', 'status.css')}</style>"
@@ -150,6 +165,25 @@ def stable_ids(html: str, name: str) -> str:
     return UUID.sub(replace, html)
 
 
+# Param names an unnamed object after its class and a counter of every object the
+# process made ("Column00354"): a page's names would depend on the pages the
+# same converter rendered before it.
+AUTO_NAME = re.compile(r'"name":"([A-Z][A-Za-z]*)(\d{5})"')
+
+
+def stable_names(html: str) -> str:
+    """Number Param's automatic names in order of appearance, per page."""
+    seen: dict[str, str] = {}
+
+    def replace(match):
+        found = match.group(0)
+        if found not in seen:
+            seen[found] = f'"name":"{match.group(1)}{len(seen):05d}"'
+        return seen[found]
+
+    return AUTO_NAME.sub(replace, html)
+
+
 BUILD_PLACEHOLDER = '"__POSVIZ_BUILD__"'
 PINNED_PLACEHOLDER = "/* pinned scripts */ []"  # filled in by pin_scripts
 
@@ -173,9 +207,57 @@ def script_literal(value) -> str:
     return json.dumps(value).replace("<", "\\u003c")
 
 
+DOCS_JSON = re.compile(r'(<script type="application/json" id="[^"]*">)(.*?)(</script>)', re.S)
+
+
+def share_stylesheets(html: str, page: str) -> str:
+    """The pre-rendered document with each distinct inline stylesheet written once.
+
+    Panel hands every model its stylesheets as strings, and Bokeh writes a
+    string out wherever it is used: a page with two figures carried the same
+    few rules 86 times (43 KB of its 173). Here the first use of each text
+    becomes an ``InlineStyleSheet`` object and every later use a reference to
+    it by id, which BokehJS resolves to the same sheet. Only the page's
+    pre-render changes; the live document Python sends is left as Panel makes it.
+    """
+    found = DOCS_JSON.search(html)
+    if found is None:
+        raise BuildError(f"{page}: the page panel {panel.__version__} wrote has no document")
+    docs = json.loads(found.group(2))
+    shared: dict[str, str] = {}
+
+    def sheet(css: str) -> dict:
+        if css in shared:
+            return {"id": shared[css]}
+        shared[css] = f"posviz-css-{len(shared)}"
+        return {
+            "type": "object",
+            "name": "InlineStyleSheet",
+            "id": shared[css],
+            "attributes": {"css": css},
+        }
+
+    def walk(value):
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key == "stylesheets" and isinstance(item, list):
+                    value[key] = [sheet(s) if isinstance(s, str) else walk(s) for s in item]
+                else:
+                    walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+        return value
+
+    walk(docs)
+    text = json.dumps(docs, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
+    return html[: found.start(2)] + text + html[found.end(2) :]
+
+
 def rewrite_page(html: str, name: str, cdn: bool) -> str:
     """Offline URLs, the connection to the shared runtime first thing, and the loader."""
     page = f"{name}.html"
+    html = share_stylesheets(html, page)
     if not cdn:
         html = edit(html, page, "https://cdn.bokeh.org/bokeh/release/", BOKEH_DIR)
         # No posviz view draws with WebGL: skip parsing that bundle.
@@ -232,14 +314,18 @@ def rewrite_page(html: str, name: str, cdn: bool) -> str:
         f"{ID_ORDER}\npyodideWorker.onmessage = ",
         first=True,
     )
-    return stable_ids(html, name)
+    return stable_names(stable_ids(html, name))
 
 
 # --- what the pages load -------------------------------------------------------
 
 
-def posviz_wheel(dest: Path) -> Path:
-    """Posviz itself with its content, for the browser (the build code and templates stay home)."""
+def posviz_wheel(dest: Path, with_content: bool = True) -> Path:
+    """Posviz itself with its content, for the browser (the build code and templates stay home).
+
+    ``with_content=False`` leaves the content out (``add_content`` puts it in after
+    the bytecode is compiled, so that a text edit compiles nothing).
+    """
     package = Path(__file__).resolve().parent.parent
     files = {}
     for path in sorted(package.rglob("*")):
@@ -251,10 +337,26 @@ def posviz_wheel(dest: Path) -> Path:
             and path.suffix != ".pyc"
         ):
             files[f"posviz/{relative.as_posix()}"] = path.read_bytes()
-    root = content.default_root()
-    for path in sorted(root.rglob("*.md")):
-        files[f"posviz/_content/{path.relative_to(root).as_posix()}"] = path.read_bytes()
+    if with_content:
+        files |= content_files()
     return wheels.write_wheel(dest, "posviz", __version__, files)
+
+
+def content_files() -> dict[str, bytes]:
+    """The content's files as the posviz wheel carries them (``posviz/_content/``)."""
+    root = content.default_root()
+    return {
+        f"posviz/_content/{path.relative_to(root).as_posix()}": path.read_bytes()
+        for path in sorted(root.rglob("*.md"))
+    }
+
+
+def add_content(wheel: Path) -> None:
+    """Put the content into the (compiled) posviz ``wheel``, in place."""
+    with zipfile.ZipFile(wheel) as archive:
+        files = {n: archive.read(n) for n in archive.namelist() if not n.endswith("/")}
+    dist_info = wheels.wheel_dist_info(list(files), wheel)
+    wheels.write_wheel_archive(wheel, dist_info, files | content_files())
 
 
 def copy_runtime(out: Path, dist: Path) -> list[str]:
@@ -399,10 +501,13 @@ def write_worker(
 
 
 def copy_stylesheet(out: Path) -> None:
-    """The pages' one stylesheet (compose/static/site.css), where their links point."""
-    dest = out / page_model.STYLESHEET
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    dest.write_bytes(page_model.STATIC_DIR.joinpath("site.css").read_bytes())
+    """The pages' stylesheet and search script (compose/static/), where their links point."""
+    for dest, name in (
+        (page_model.STYLESHEET, "site.css"),
+        (page_model.SEARCH_SCRIPT, "search.js"),
+    ):
+        (out / dest).parent.mkdir(parents=True, exist_ok=True)
+        (out / dest).write_bytes(page_model.STATIC_DIR.joinpath(name).read_bytes())
 
 
 def check_base_url(base_url: str) -> str:
@@ -482,6 +587,7 @@ EXPECTED = (
     wheels.WheelError,
     pins.PinError,
     bytecode.BytecodeError,
+    search.SearchError,
     OSError,
 )
 
@@ -555,8 +661,18 @@ def make_site(
 ) -> None:
     """Write the whole site into the empty folder `out`, offline scan included."""
     cdn_root = "https://cdn.holoviz.org/panel/" if cdn else PANEL_CDN_ROOT
-    log(f"converting {len(found)} dashboards")
-    prerender([route.name for route in found], out, cdn_root, base_url=base_url)
+    settings = {"cdn_root": cdn_root, "base_url": base_url}
+    root = content.default_root()
+    route_keys = pagecache.keys(found, content.load(root), root, settings)
+    missing = pagecache.restore(route_keys, out)
+    reused = len(found) - len(missing)
+    log(
+        f"converting {len(missing)} dashboards"
+        + (f" ({reused} unchanged, reused)" if reused else "")
+    )
+    if missing:
+        prerender(missing, out, cdn_root, base_url=base_url)
+        pagecache.store(route_keys, out, missing)
     copy_stylesheet(out)
     if base_url:
         sitemap(out, found, base_url)
@@ -569,8 +685,10 @@ def make_site(
     wheel_dir.mkdir()
     log("collecting wheels")
     pure = wheels.collect_pure_wheels(wheel_dir, python)
-    built = [*pure, posviz_wheel(wheel_dir)]
+    own = posviz_wheel(wheel_dir, with_content=False)
+    built = [*pure, own]
     precompile(built, dist)
+    add_content(own)
     names = sorted(wheel.name for wheel in built)
     if cdn:
         write_worker(out, names, CDN_PYODIDE, cdn_root, python)
@@ -581,6 +699,8 @@ def make_site(
         pin_scripts(out)
         core = {name: distribution.CORE_PINS[name] for name in WORKER_CORE}
         write_worker(out, names, PYODIDE_DIR, cdn_root, python, core)
+    log("indexing the pages for search")
+    search.index(out)  # the pages are final: nothing edits them after this
     site_manifest(out, found, listed)
     if not cdn:
         findings = scan(out, EXEMPT)

@@ -102,7 +102,9 @@ def reachable(cls) -> tuple[dict, dict, dict]:
 def text_models(figure, doc: Document) -> dict:
     """The figure layout's text models by role: readout, alt (text alternative), link."""
     found = {}
-    for model in doc.models:
+    # doc.models is a set: its order (so which string is numbered first) would change
+    # with the process's hash seed; the models' ids give one order in every build.
+    for model in sorted(doc.models, key=lambda model: model.id):
         properties = model.properties()
         if "css_classes" in properties:
             for role, css in TEXT_CLASSES.items():
@@ -199,12 +201,19 @@ def write_frames(out: Path, figure_ids) -> dict:
     folder = out / FRAME_DIR
     folder.mkdir(parents=True, exist_ok=True)
     listed: dict = {}
+    from posviz.build import pagecache
+
+    keys = pagecache.frame_keys(figure_ids)
     for figure_id in sorted(figure_ids):
-        index, blob = figure_frames(FIGURES[figure_id])
-        text = json.dumps(index, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-        # Compressed on disk (the page unpacks them with DecompressionStream); mtime 0:
-        # the same inputs give the same bytes.
-        files = {"json": gzip.compress(text, mtime=0), "bin": gzip.compress(blob, mtime=0)}
+        # The same inputs give the same bytes, so frames computed by an earlier build
+        # (kept under a content-hash key of the figure's module and posviz) are reused.
+        files = pagecache.cached_frames(keys[figure_id])
+        if files is None:
+            index, blob = figure_frames(FIGURES[figure_id])
+            text = json.dumps(index, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+            # Compressed on disk (the page unpacks them with DecompressionStream); mtime 0.
+            files = {"json": gzip.compress(text, mtime=0), "bin": gzip.compress(blob, mtime=0)}
+            pagecache.store_frames(keys[figure_id], files)
         listed[str(figure_id)] = {}
         for kind, data in files.items():
             path = f"{FRAME_DIR}{figure_id}.{kind}.gz"

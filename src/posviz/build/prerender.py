@@ -14,12 +14,16 @@ def main(out: Path, names: list[str]) -> None:
     """Write OUT/<name>.html for each route name, pre-rendered by ``panel convert``."""
     from panel.io.convert import script_to_html
 
+    from posviz import internals
     from posviz.compose.entries import write_entries
     from posviz.compose.routes import Route
 
     with tempfile.TemporaryDirectory() as folder:
         scripts = write_entries([Route(name, "", None, name) for name in names], Path(folder))
         for name, script in zip(names, scripts, strict=True):
+            # Each page's model ids as if it were the process's first: its bytes
+            # then do not depend on which pages this process rendered before.
+            internals.restart_model_ids()
             html, _worker = script_to_html(
                 str(script),
                 requirements=[],

@@ -29,6 +29,7 @@ from posviz.compose import routes
 from posviz.figures import layout
 
 STYLESHEET = "posviz-static/site.css"  # relative: the same under serve and in the export
+SEARCH_SCRIPT = "posviz-static/search.js"  # only the export has the index it queries
 STATIC_DIR = resources.files("posviz.compose").joinpath("static")
 BASE_URL_ENV = "POSVIZ_BASE_URL"  # set by `posviz build --base-url`
 NOSCRIPT_NOTE = "The live figure needs JavaScript; these are its values at this page's state."
@@ -190,6 +191,9 @@ def page_template(dashboard, route_name: str, kind: str, title: str, description
             "parts": parts,
             "named": [part.root for part in parts if part.root],
             "stylesheet": STYLESHEET,
+            # The export's pages search its Pagefind index; `posviz serve` has none. The
+            # embeddable figure view stays a figure alone.
+            "search": SEARCH_SCRIPT if with_text and routes.exported() and kind != "figure" else "",
         },
     )
     return template

@@ -81,7 +81,8 @@ def from_line(uses: list[content.FigureUse]) -> str:
 def figure_block(figure, uses: list[content.FigureUse] = (), level: int = 3) -> pn.Column:
     """A figure under its id and title (``<h{level}>``) and, given ``uses``, where it lives."""
     heading = (
-        f'<h{level}><span class="figure-id">{figure.figure_id}</span>'
+        # The space keeps the id a word of its own for screen readers and search.
+        f'<h{level}><span class="figure-id">{figure.figure_id}</span> '
         f"{html.escape(figure.title)}</h{level}>"
     )
     parts = [raw(heading)]

@@ -1,0 +1,198 @@
+"""Incremental builds (build/pagecache.py): a route is pre-rendered again only when an input
+of it changed, and a build from the cache is byte-identical to a full one."""
+
+import hashlib
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from posviz import content
+from posviz.build import pagecache
+from posviz.build.export import build
+from posviz.compose.routes import routes
+
+ROOT = Path(__file__).resolve().parents[1]
+SETTINGS = {"cdn_root": "static/panel/", "base_url": None}
+
+
+def digest(folder: Path) -> dict[str, str]:
+    return {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.fixture
+def copy(tmp_path, monkeypatch):
+    """A scratch copy of content/, which the build and the keys read."""
+    root = tmp_path / "content"
+    shutil.copytree(ROOT / "content", root)
+    monkeypatch.setenv("POSVIZ_CONTENT", str(root))
+    return root
+
+
+def keys_of(root: Path) -> dict[str, str]:
+    library = content.load(root)
+    return pagecache.keys(list(routes(library)), library, root, SETTINGS)
+
+
+def edit_a_section(root: Path) -> str:
+    """Add a sentence to the last section of the first page; its slug."""
+    path = sorted((root / "pages").glob("*.md"))[0]
+    path.write_text(path.read_text("utf-8") + "\nOne sentence more.\n", "utf-8")
+    return re.search(r"^slug:\s*(\S+)", path.read_text("utf-8"), re.M).group(1)
+
+
+def retitle(root: Path) -> str:
+    """Change the first page's title; its slug."""
+    path = sorted((root / "pages").glob("*.md"))[0]
+    text = re.sub(
+        r"^title:.*$", 'title: "A new title"', path.read_text("utf-8"), count=1, flags=re.M
+    )
+    path.write_text(text, "utf-8")
+    return re.search(r"^slug:\s*(\S+)", text, re.M).group(1)
+
+
+LISTINGS = {"home", "topic", "tag", "gallery"}
+
+
+def kinds(root: Path) -> dict[str, str]:
+    return {route.name: route.kind for route in routes(content.load(root))}
+
+
+def test_a_page_text_edit_changes_that_page_only(copy):
+    before = keys_of(copy)
+    slug = edit_a_section(copy)
+    after = keys_of(copy)
+    assert {name for name in before if before[name] != after[name]} == {f"page-{slug}"}
+
+
+def test_a_title_edit_changes_the_page_what_builds_on_it_and_the_listings(copy):
+    before = keys_of(copy)
+    slug = retitle(copy)
+    after = keys_of(copy)
+    library = content.load(copy)
+    expected = {n for n, kind in kinds(copy).items() if kind in LISTINGS} | {f"page-{slug}"}
+    expected |= {f"page-{p.slug}" for p in library.pages.values() if slug in p.builds_on}
+    expected |= {f"figure-{fid}" for fid in library.pages[slug].figures}  # "From" lines
+    assert {name for name in before if before[name] != after[name]} == expected
+
+
+def test_a_figure_edit_changes_only_the_routes_that_show_it(copy, tmp_path, monkeypatch):
+    modules = pagecache.figure_modules()
+    edited = tmp_path / "clock_hands.py"
+    shutil.copyfile(modules[710], edited)
+    monkeypatch.setattr(pagecache, "figure_modules", lambda: {**modules, 710: edited})
+    before = keys_of(copy)
+    edited.write_text(edited.read_text("utf-8") + "\n# an edit\n", "utf-8")
+    after = keys_of(copy)
+    changed = {name for name in before if before[name] != after[name]}
+    library = content.load(copy)
+    expected = {
+        route.name
+        for route in routes(library)
+        if route.kind in {"home", "tag"} or 710 in route.figures
+    }
+    assert changed == expected
+    assert any(kind == "page" for name, kind in kinds(copy).items() if name not in changed)
+
+
+def test_a_pin_or_any_other_code_change_changes_every_route(copy, tmp_path, monkeypatch):
+    original, package = pagecache.PACKAGE, tmp_path / "posviz"
+    shutil.copytree(original, package, ignore=shutil.ignore_patterns("__pycache__"))
+    modules = {
+        fid: package / path.relative_to(original)
+        for fid, path in pagecache.figure_modules().items()
+    }
+    monkeypatch.setattr(pagecache, "PACKAGE", package)
+    monkeypatch.setattr(pagecache, "figure_modules", lambda: modules)
+    before = keys_of(copy)
+    pins = package / "build" / "pins.json"
+    pins.write_text(pins.read_text("utf-8") + "\n", "utf-8")  # new bytes, same pins
+    after = keys_of(copy)
+    assert all(before[name] != after[name] for name in before)
+
+
+TINY_PAGE = """---
+slug: clock
+title: A clock of positions
+kind: Read
+builds_on: []
+tags: [Scratch]
+summary: A scratch page that shows one figure.
+---
+
+## 1. Hands
+
+Each pair of dimensions turns like the hand of a clock.
+
+::: figure 710
+
+## 2. Reading
+
+The hands together give each position its own reading.
+"""
+TINY_TOPIC = """---
+slug: scratch
+title: Scratch
+category: Mechanisms
+intro: A scratch topic over one page.
+read_first: []
+pages: [clock]
+---
+Read the one page.
+"""
+
+
+def test_an_incremental_build_after_a_page_edit_is_byte_identical_to_a_full_one(
+    tmp_path, monkeypatch, capsys
+):
+    """Tiny scratch content (one page, one topic), so the full build is of nine routes.
+
+    The frames and the compiled bytecode come from the build cache (the session's
+    other builds warm it); the pages' cache is this test's own, so its first
+    build fills it.
+    """
+    root = tmp_path / "content"
+    (root / "pages").mkdir(parents=True)
+    (root / "topics").mkdir()
+    (root / "pages" / "clock.md").write_text(TINY_PAGE, "utf-8")
+    (root / "topics" / "scratch.md").write_text(TINY_TOPIC, "utf-8")
+    monkeypatch.setenv("POSVIZ_CONTENT", str(root))
+    monkeypatch.setenv(pagecache.CACHE_ENV, str(tmp_path / "pages"))
+    assert build(tmp_path / "first") == 0  # fills the cache
+    slug = edit_a_section(root)
+    capsys.readouterr()
+    assert build(tmp_path / "incremental") == 0
+    log = capsys.readouterr().out
+    total = len(kinds(root))
+    assert f"converting 1 dashboards ({total - 1} unchanged, reused)" in log
+    monkeypatch.setenv(pagecache.CACHE_ENV, str(tmp_path / "empty"))  # every page afresh
+    assert build(tmp_path / "full") == 0
+    incremental, full = digest(tmp_path / "incremental"), digest(tmp_path / "full")
+    assert incremental.keys() == full.keys()
+    assert [name for name in full if full[name] != incremental[name]] == []
+    # And the edit is in the site: the cache did not hand back the old page.
+    assert "One sentence more." in (tmp_path / "full" / f"page-{slug}.html").read_text("utf-8")
+    assert "One sentence more." not in (tmp_path / "first" / f"page-{slug}.html").read_text()
+
+
+def test_cached_frames_are_the_frames_computed_afresh(monkeypatch):
+    """A figure's frames from the cache are the bytes computing them gives (the cheapest one)."""
+    import gzip
+    import json
+
+    from posviz.build import frames
+    from posviz.figures import FIGURES
+
+    key = pagecache.frame_keys([710])[710]
+    cached = pagecache.cached_frames(key)
+    if cached is None:
+        pytest.skip("no frames of 710 in the build cache (no build ran in this cache yet)")
+    index, blob = frames.figure_frames(FIGURES[710])
+    text = json.dumps(index, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    assert gzip.decompress(cached["json"]) == text
+    assert gzip.decompress(cached["bin"]) == blob
