@@ -421,10 +421,11 @@ class WebKitPage(Page):
         self.framed = None  # (width, height) when the window cannot be that narrow
 
     def _here(self):
-        if self.driver.current_window_handle != self.handle:
-            self.driver.switch_to.window(self.handle)
-            if self.framed:
-                self.driver.switch_to.frame(0)
+        # Always switch: asking which window is current costs the same round trip,
+        # and its answer was not always the window the next command went to.
+        self.driver.switch_to.window(self.handle)
+        if self.framed:
+            self.driver.switch_to.frame(0)
         return self.driver
 
     def goto(self, url: str):

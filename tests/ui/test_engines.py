@@ -401,3 +401,19 @@ def test_a_missing_file_is_a_message_and_the_preview_stays(tour):
 
 def test_nothing_left_the_machine(tour):
     assert tour.engine.site_blocked() == []
+
+
+@pytest.mark.parametrize(
+    "name, attribute, says",
+    [
+        ("firefox", "FIREFOX", "./dev setup-system installs firefox-esr"),
+        ("webkit", "WEBKIT_DRIVER", "./dev setup-system installs webkit2gtk-driver and xvfb"),
+    ],
+)
+def test_a_missing_engine_fails_and_says_what_to_install(monkeypatch, name, attribute, says):
+    from tests.ui import engines
+
+    monkeypatch.setattr(engines, attribute, "/nowhere/" + name)
+    with pytest.raises(MissingEngine, match="/nowhere/") as error:
+        start(name)
+    assert says in str(error.value)
