@@ -420,16 +420,15 @@ class WebKitPage(Page):
         self.handle = handle
         self.framed = None  # (width, height) when the window cannot be that narrow
 
-    def _here(self):
-        # Always switch: asking which window is current costs the same round trip,
-        # and its answer was not always the window the next command went to.
+    def _here(self, framed=True):
+        # Always switch: asking which window is current costs the same round trip.
         self.driver.switch_to.window(self.handle)
-        if self.framed:
+        if self.framed and framed:
             self.driver.switch_to.frame(0)
         return self.driver
 
     def goto(self, url: str):
-        driver = self._here()
+        driver = self._here(framed=False)
         if not self.framed:
             driver.get(url)
             return
@@ -439,7 +438,6 @@ class WebKitPage(Page):
         # so the framed page is first-party: its storage and SharedWorker are the site's.
         width, height = self.framed
         parts = urlsplit(url)
-        driver.switch_to.default_content()
         driver.get(f"{parts.scheme}://{parts.netloc}/posviz-engines-frame")
         driver.execute_script(
             "const [width, height, url] = arguments;"
@@ -502,7 +500,7 @@ class WebKitPage(Page):
 
     def close(self):
         self.engine.pages.remove(self)
-        self._here().close()
+        self._here(framed=False).close()
         self.driver.switch_to.window(self.engine.home[self.driver])
 
 
