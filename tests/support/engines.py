@@ -30,7 +30,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import urlparse, urlsplit
 
 from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, LOOPBACK
 
@@ -51,6 +51,7 @@ BROWSER_SERVICES = (
     "firefox.settings.services.mozilla.com",
     "content-signature-2.cdn.mozilla.net",
 )
+STARTUP = 60.0  # s: a WebKit session that has not opened by then will not
 SLICE = 10.0  # seconds one in-page wait may run before the driver asks again
 
 # Polls a predicate inside the page until it gives something truthy or time runs out.
@@ -419,25 +420,34 @@ class WebKitPage(Page):
         self.handle = handle
         self.framed = None  # (width, height) when the window cannot be that narrow
 
-    def _here(self):
-        if self.driver.current_window_handle != self.handle:
-            self.driver.switch_to.window(self.handle)
-            if self.framed:
-                self.driver.switch_to.frame(0)
+    def _here(self, framed=True):
+        # Always switch: asking which window is current costs the same round trip.
+        self.driver.switch_to.window(self.handle)
+        if self.framed and framed:
+            self.driver.switch_to.frame(0)
         return self.driver
 
     def goto(self, url: str):
-        driver = self._here()
+        driver = self._here(framed=False)
         if not self.framed:
             driver.get(url)
             return
         # MiniBrowser's window has a least width (447 px here): a narrower viewport
         # is an iframe of that size at the window's top left, and the page is its.
+        # The frame's parent is a page of the same origin (the server's 404 page),
+        # so the framed page is first-party: its storage and SharedWorker are the site's.
         width, height = self.framed
-        driver.switch_to.default_content()
-        driver.get(
-            "data:text/html,<body style='margin:0'><iframe style='border:0;"
-            f"width:{width}px;height:{height}px' src='{url}'></iframe></body>"
+        parts = urlsplit(url)
+        driver.get(f"{parts.scheme}://{parts.netloc}/posviz-engines-frame")
+        driver.execute_script(
+            "const [width, height, url] = arguments;"
+            "document.body.replaceChildren(); document.body.style.margin = '0';"
+            "const frame = document.createElement('iframe');"
+            "frame.style.cssText = `border:0;width:${width}px;height:${height}px`;"
+            "frame.src = url; document.body.appendChild(frame);",
+            width,
+            height,
+            url,
         )
         driver.switch_to.frame(0)
 
@@ -490,7 +500,7 @@ class WebKitPage(Page):
 
     def close(self):
         self.engine.pages.remove(self)
-        self._here().close()
+        self._here(framed=False).close()
         self.driver.switch_to.window(self.engine.home[self.driver])
 
 
@@ -541,9 +551,24 @@ class WebKit(Engine):
             }
         )
         env = {**os.environ, "DISPLAY": self.display}
-        driver = webdriver.WebKitGTK(
-            options=options, service=Service(WEBKIT_DRIVER, env=env, log_output=subprocess.DEVNULL)
-        )
+
+        def open_session(service, made):
+            made.append(webdriver.WebKitGTK(options=options, service=service))
+
+        driver = None
+        for _ in range(2):  # now and then a first session never answers: a second start does
+            service = Service(WEBKIT_DRIVER, env=env, log_output=subprocess.DEVNULL)
+            made = []
+            opening = threading.Thread(target=open_session, args=(service, made), daemon=True)
+            opening.start()
+            opening.join(STARTUP)
+            if made:
+                driver = made[0]
+                break
+            service.stop()  # the hung session request fails, and the thread ends
+            opening.join(10)
+        if driver is None:
+            raise RuntimeError(f"webkit: {WEBKIT_DRIVER} no session in {STARTUP:.0f} s, twice")
         driver.set_script_timeout(SLICE + 30)
         driver.set_page_load_timeout(120)
         self.version = driver.capabilities.get("browserVersion")

@@ -1,28 +1,45 @@
-"""What a reader meets, in the three engines readers use: Chromium, Firefox, WebKit.
+"""What a reader meets, in the engines Chromium's suite does not cover: Firefox and WebKit.
 
-Each test runs once per engine (tests/ui/engines.py: one browser per engine for
-the session, the same verbs and the same page probe in all three). Every test
-gets the built export on a new loopback port, so its origin is new: empty
-cache, empty storage, no runtime left from another test. Every request that
-leaves loopback goes to a proxy that refuses and records it.
+By default these run in Firefox and WebKit (the rest of tests/ui runs in
+Chromium). POSVIZ_ENGINES names others: ``chromium`` runs them in Chromium
+alone, ``chromium,firefox,webkit`` in all three. An engine that is not
+installed fails with what to install; it never skips.
 
-The full browser suite runs in Chromium through Playwright (the other
-tests/ui modules); these are the ones that matter to readers of every browser.
+Cold starts of Python are what cost time, so this module pays for as few as it
+can, and pays for them together. When the module starts, every engine opens,
+at once, one page per situation, each on its own loopback origin (an empty
+cache and storage, no runtime from elsewhere):
+
+- the topic, on the origin most checks then share (``main``): going live,
+  keyboard and pointer, the wall, axe, deep link and two pages, phone width,
+  and last the followed link;
+- the topic in dark mode (``dark``), where an error after going live ends;
+- two figure pages without SharedWorker (``alone``);
+- a figure page whose first runtime dies while it starts (``dies``);
+- a figure page whose Pyodide file is missing (``missing``).
+
+So the engines' runtimes start side by side while the tests look at the first
+ones. Each test is then a few checks on a page that is already open, in this
+file's order. Every request that leaves loopback goes to a proxy that refuses
+and records it.
 """
 
+import contextlib
 import http.server
 import os
 import socket
 import threading
+import urllib.request
 from pathlib import Path
 
 import pytest
 
 from posviz.compose.style import DARK
-from tests.support.engines import MissingEngine, start
+from tests.support.browser import static_server
+from tests.support.engines import ENGINES, MissingEngine, start
 
 pytestmark = [pytest.mark.browser, pytest.mark.engines]
-LIVE = 180.0  # s: a cold start on a loaded 2-core machine, WebKit slowest
+LIVE = 240.0  # s: a cold start on a loaded 2-core machine, with the others starting too
 ANSWER = 30.0
 TOPIC = "topic-positional-encoding.html"
 HANDS = "posviz-710-hands"
@@ -33,52 +50,162 @@ SERIOUS_JS = """() => axe.run(document, {resultTypes: ['violations']}).then((r) 
   r.violations.filter((v) => ['serious', 'critical'].includes(v.impact))
    .map((v) => `${v.id} (${v.impact}, ${v.nodes.length} nodes): ${v.help}`))"""
 
+CHOSEN = [e.strip() for e in os.environ.get("POSVIZ_ENGINES", "firefox,webkit").split(",") if e]
+for _name in CHOSEN:
+    if _name not in ENGINES:
+        raise pytest.UsageError(
+            f"POSVIZ_ENGINES: {_name!r} is not an engine; choose from {', '.join(ENGINES)}"
+        )
 
-# Opt-in: POSVIZ_ENGINES=firefox,webkit (or chromium,firefox,webkit). They take
-# 6-7 minutes, which the CI budget does not hold today; Chromium runs the whole suite.
-CHOSEN = [e for e in os.environ.get("POSVIZ_ENGINES", "").split(",") if e]
-if not CHOSEN:
-    pytest.skip(
-        "Firefox and WebKit run with POSVIZ_ENGINES=firefox,webkit (not in CI's time budget)",
-        allow_module_level=True,
-    )
+# Every text the status line shows and every runtime the page joined, in order:
+# a note or a first runtime can be gone before a test looks.
+HISTORY = """
+window.posvizStatusHistory = [];
+window.posvizRuntimes = [];
+new MutationObserver(() => {
+  const bar = document.querySelector(".posviz-status");
+  const text = bar ? bar.textContent : "";
+  const seen = window.posvizStatusHistory;
+  if (text && seen[seen.length - 1] !== text) seen.push(text);
+}).observe(document, {subtree: true, childList: true, characterData: true});
+let joined = null;
+Object.defineProperty(window, "posvizRuntime", {
+  configurable: true,
+  get: () => joined,
+  set: (runtime) => {
+    joined = runtime;
+    const seen = window.posvizRuntimes;
+    if (runtime && !seen.includes(runtime.id)) seen.push(runtime.id);
+  },
+});
+"""
 
 
-@pytest.fixture(scope="session", params=CHOSEN)
-def engine(request):
-    """One browser per engine for the whole session."""
+def inject(script: str, overrides=None):
+    """Overrides that run ``script`` first thing in every page, before the page's own."""
+
+    def replace(html: bytes | None) -> bytes:
+        return html.replace(b"<head>", b"<head><script>" + script.encode() + b"</script>", 1)
+
+    return {**(overrides or {}), "*.html": replace}
+
+
+def dies_once_started():
+    """The worker's first copy ends itself once Pyodide's script is in; later ones are whole."""
+    served = []
+
+    def replace(script: bytes | None) -> bytes:
+        served.append(True)
+        if len(served) > 1:
+            return script
+        return (
+            b"{ const load = self.importScripts.bind(self);"
+            b" self.importScripts = (...urls) => { load(...urls);"
+            b" setTimeout(() => self.close(), 200); }; }\n" + script
+        )
+
+    return {"posviz-worker.js": replace}, served
+
+
+class Tour:
+    """One engine with the pages it opened for each situation, two waves of cold starts.
+
+    The first wave (the main topic, the dark topic, the missing file) opens when
+    the module starts; the second (the pages without SharedWorker, the dying
+    runtime) once the main topic is live, so that a loaded machine is not asked
+    for six cold starts at once (a start step that takes 90 s is a stall, and fails).
+    """
+
+    def __init__(self, engine, serve):
+        self.engine = engine
+        self.name = engine.name
+        self.serve = serve
+        self.site = {}
+        self.pages = {}
+        self.served = None
+        self.second_wave = False
+        main = self._open("main", serve(inject(HISTORY)), TOPIC)
+        self._open("dark", serve(inject(HISTORY)), TOPIC, dark=True)
+        missing = serve(inject(HISTORY, {"pyodide/pyodide.js": lambda original: None}))
+        self._open("missing", missing, "figure-96.html")
+        # The pre-rendered figures, drawn while Python starts (or already replaced).
+        self.first_paint = main.wait_probe("fingerprint", TOPIC_PLOTS[-1], timeout=ANSWER)
+
+    def _open(self, situation, site, path, **size):
+        self.site[situation] = site
+        page = self.pages[situation] = self.engine.page(**size)
+        page.goto(f"{site}/{path}")
+        return page
+
+    def advance(self, wait: bool = False):
+        """Open the second wave once the main topic has settled (``wait``: until it has)."""
+        if self.second_wave:
+            return
+        main = self.pages["main"]
+        if not (main.wait_probe("settled", timeout=LIVE) if wait else main.probe("settled")):
+            return
+        self.second_wave = True
+        alone = self.serve(inject(HISTORY + "delete window.SharedWorker;"))
+        self._open("alone", alone, "figure-710.html")
+        self._open("alone 2", alone, "figure-96.html")
+        overrides, self.served = dies_once_started()
+        self._open("dies", self.serve(inject(HISTORY, overrides)), "figure-96.html")
+
+    def page(self, situation):
+        if situation not in self.pages:
+            self.advance(wait=True)
+        return self.pages[situation]
+
+
+@pytest.fixture(scope="module")
+def serve(built_site):
+    """The export on a new loopback origin per call; ``overrides`` as ``static_server`` takes."""
+    with contextlib.ExitStack() as servers:
+        yield lambda overrides=None: servers.enter_context(static_server(built_site, overrides))
+
+
+@pytest.fixture(scope="module")
+def tours(serve):
+    """Every chosen engine, started once, with its situations' pages opened at once."""
+    started = {}
     try:
-        started = start(request.param)
-    except MissingEngine as error:
-        pytest.fail(str(error))
-    yield started
-    started.close()
+        for name in CHOSEN:
+            try:
+                started[name] = start(name)
+            except MissingEngine as error:
+                pytest.fail(f"{error} (or leave {name} out: POSVIZ_ENGINES=chromium)")
+        yield {name: Tour(engine, serve) for name, engine in started.items()}
+    finally:
+        for engine in started.values():
+            engine.close()
 
 
-@pytest.fixture
-def reader(engine):
-    """The engine, with every page this test opens closed afterwards."""
-    yield engine
-    engine.reset()
+@pytest.fixture(scope="module", params=CHOSEN)
+def tour(request, tours):
+    return tours[request.param]
 
 
-@pytest.fixture
-def serve(serve_copy):
-    """The export on a new origin each call, with ``overrides`` as ``static_server`` takes them."""
-    return serve_copy
+@pytest.fixture(autouse=True)
+def advance(request):
+    """Before each test, every engine whose main topic is live opens its second wave."""
+    if "tour" in request.fixturenames:
+        for each in request.getfixturevalue("tours").values():
+            each.advance()
 
 
-@pytest.fixture
-def shots(tmp_path):
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory):
     """Where screenshots go: $POSVIZ_SCREENSHOTS if set (to look at them), else a temp folder."""
-    folder = Path(os.environ.get("POSVIZ_SCREENSHOTS") or tmp_path)
+    folder = Path(os.environ.get("POSVIZ_SCREENSHOTS") or tmp_path_factory.mktemp("shots"))
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 
 
 def live(page):
     state = page.wait_probe("settled", timeout=LIVE)
-    assert state == "live", page.probe("status")
+    if state != "live":
+        seen = "\n  ".join(history(page) or [])
+        pytest.fail(f"the page is {state}: {page.probe('status')}\nwhat it showed:\n  {seen}")
 
 
 def answers(page, plot: str, figure: int = 0) -> str:
@@ -89,20 +216,18 @@ def answers(page, plot: str, figure: int = 0) -> str:
     return page.wait_probe("changed", plot, before, timeout=ANSWER)
 
 
-def inject(script: str):
-    """An override that runs ``script`` first thing in every page, before the page's own."""
-
-    def replace(html: bytes | None) -> bytes:
-        return html.replace(b"<head>", b"<head><script>" + script.encode() + b"</script>", 1)
-
-    return {"*.html": replace}
+def history(page) -> list[str]:
+    return page.evaluate("() => window.posvizStatusHistory")
 
 
-def test_a_page_goes_live_offline_and_answers_keyboard_and_pointer(reader, serve, shots):
-    page = reader.page()
-    page.goto(f"{serve()}/{TOPIC}")
-    assert page.wait_probe("fingerprint", TOPIC_PLOTS[-1], timeout=30)  # the pre-render
+# --- the main origin: one cold start, then everything a reader does on it ----------
+
+
+def test_the_topic_goes_live_offline_and_answers_keyboard_and_pointer(tour, shots):
+    page = tour.pages["main"]
+    assert tour.first_paint, "the topic drew no pre-rendered figure before Python"
     live(page)
+    assert not any("could not start" in text for text in history(page)), history(page)
     for figure, plot in enumerate(TOPIC_PLOTS):  # every figure, by keyboard
         answers(page, plot, figure)
     # By pointer: drag 710's first handle to the right; slider and plot follow.
@@ -112,8 +237,8 @@ def test_a_page_goes_live_offline_and_answers_keyboard_and_pointer(reader, serve
     page.drag((centre["x"], centre["y"]), (centre["x"] + 60, centre["y"]))
     page.wait_probe("changed", HANDS, before, timeout=ANSWER)
     assert page.probe("sliderTitle", 1, 0) != title
-    page.screenshot(shots / f"{reader.name}-topic.png")
-    assert reader.site_blocked() == []
+    page.screenshot(shots / f"{tour.name}-topic.png")
+    assert tour.engine.site_blocked() == []
 
 
 def outside_address() -> str | None:
@@ -136,7 +261,7 @@ SHARED_WORKER_FETCH = """(url) => new Promise((resolve) => {
 PAGE_FETCH = "(url) => fetch(url).then(() => 'reached', () => 'failed')"
 
 
-def test_the_wall_refuses_a_reachable_outside_address(reader, serve):
+def test_the_wall_refuses_a_reachable_outside_address(tour):
     """A server on this machine's non-loopback address answers Python, never the page."""
     address = outside_address()
     if address is None:
@@ -149,153 +274,89 @@ def test_the_wall_refuses_a_reachable_outside_address(reader, serve):
     server.RequestHandlerClass.log_message = lambda *args: None
     threading.Thread(target=server.serve_forever, daemon=True).start()
     outside = f"http://{address}:{server.server_address[1]}/"
+    page, site = tour.pages["main"], tour.site["main"]
     try:
-        import urllib.request
-
         assert urllib.request.urlopen(outside, timeout=5).status == 200  # it is reachable
-        site = serve()
-        page = reader.page()
-        page.goto(f"{site}/index.html")
+        assert tour.engine.site_blocked() == []  # nothing else tried before
         assert page.evaluate(PAGE_FETCH, f"{site}/site.json") == "reached"  # loopback is not
         assert page.evaluate(PAGE_FETCH, outside) == "failed"
         assert page.evaluate(SHARED_WORKER_FETCH, outside + "worker") == "failed"
-        assert outside in reader.site_blocked()
-        assert outside + "worker" in reader.site_blocked()
+        assert sorted(tour.engine.site_blocked()) == [outside, outside + "worker"]
     finally:
+        tour.engine.blocked.clear()  # what this test sent; the last test checks the rest
         server.shutdown()
         server.server_close()
 
 
-def test_two_open_pages_share_one_runtime(reader, serve):
-    site = serve()
-    topic, figure = reader.page(), reader.page()
-    topic.goto(f"{site}/{TOPIC}")
-    figure.goto(f"{site}/figure-710.html")
-    live(topic)
+def test_axe_finds_nothing_serious_and_can_fail(tour):
+    page = tour.pages["main"]
+    page.evaluate("(source) => { (0, eval)(source); return typeof axe; }", AXE.read_text())
+    assert page.evaluate(SERIOUS_JS) == []
+    page.evaluate(  # an unnamed slider: the audit must report it
+        "() => { const d = document.createElement('div'); d.id = 'unnamed'; d.tabIndex = 0;"
+        " d.setAttribute('role', 'slider'); document.body.appendChild(d); }"
+    )
+    try:
+        assert any(v.startswith("aria-input-field-name") for v in page.evaluate(SERIOUS_JS))
+    finally:
+        page.evaluate("() => document.getElementById('unnamed').remove()")
+
+
+def test_a_deep_link_joins_the_open_page_s_runtime_and_sets_slider_and_plot(tour):
+    topic = tour.pages["main"]
+    figure = tour.pages["deep link"] = tour.engine.page()
+    figure.goto(f"{tour.site['main']}/figure-710.html?pos=30")
     live(figure)
+    figure.wait_probe("equals", "pos: 30", "sliderTitle", 0, 0, timeout=ANSWER)
+    figure.wait_probe("lastStarts", HANDS, "position:4:120.000000", timeout=ANSWER)  # x = 30
     one, two = topic.probe("runtime"), figure.probe("runtime")
     assert one["shared"] and two["shared"], (one, two)
     assert one["id"] == two["id"], (one, two)
+    assert two["joined"] == "ready", two  # it found Python running: no second start
     assert sorted([one["connection"], two["connection"]]) == [1, 2]
     answers(figure, HANDS)
     answers(topic, HANDS, figure=1)
-    assert reader.site_blocked() == []
+    assert tour.engine.site_blocked() == []
+
+
+def test_no_sideways_scroll_at_phone_width(tour, shots):
+    page = tour.pages["phone"] = tour.engine.page(390, 844)
+    page.goto(f"{tour.site['main']}/{TOPIC}")
+    live(page)
+    seen = page.probe("overflow")
+    assert seen["width"] == 390, seen  # WebKit: in a 390 px iframe (its window is wider)
+    assert seen["scroll"] <= seen["client"], f"the topic scrolls sideways at 390 px: {seen}"
+    assert len(seen["cards"]) == 4 and max(seen["cards"]) <= 390, seen
+    page.screenshot(shots / f"{tour.name}-phone.png")
 
 
 # What the README says each engine does when the reader follows a link:
 # Chromium keeps the runtime alive (extendedLifetime); Firefox ignores
-# extendedLifetime, so the next page starts Python again.
-# Measured: WebKitGTK 2.50 keeps it too (the same runtime, "ready", after the link),
-# unlike what the README said of Safari.
+# extendedLifetime, so the next page starts Python again. Measured: WebKitGTK
+# 2.50 keeps it too (the same runtime, "ready", after the link).
 KEEPS_RUNTIME_ON_NAVIGATION = {"chromium": True, "firefox": False, "webkit": True}
 
 
-def test_following_a_link_behaves_as_the_readme_says(reader, serve):
-    site = serve()
-    page = reader.page()
-    page.goto(f"{site}/{TOPIC}")
-    live(page)
+def test_following_a_link_behaves_as_the_readme_says(tour):
+    for other in ("deep link", "phone"):  # the topic is left alone on its origin
+        if other in tour.pages:
+            tour.pages.pop(other).close()
+    page = tour.pages["main"]
     started = page.probe("runtime")
     target = page.probe("follow", "ol.reading a")
     page.wait_for("(target) => location.pathname.endsWith(target) && !!document.body", target)
     live(page)
     after = page.probe("runtime")
-    if KEEPS_RUNTIME_ON_NAVIGATION[reader.name]:
+    if KEEPS_RUNTIME_ON_NAVIGATION[tour.name]:
         assert after["id"] == started["id"], "following a link restarted Python"
         assert after["joined"] == "ready"
     else:
-        assert after["id"] != started["id"], f"{reader.name} kept the runtime across navigation"
+        assert after["id"] != started["id"], f"{tour.name} kept the runtime across navigation"
         assert after["joined"] == "waiting"
     assert page.probe("status") is None  # no "did not finish" notice: the last start finished
-    assert reader.site_blocked() == []
 
 
-def test_without_shared_worker_each_page_starts_its_own(reader, serve):
-    site = serve(inject("delete window.SharedWorker;"))
-    first, second = reader.page(), reader.page()
-    first.goto(f"{site}/figure-710.html")
-    second.goto(f"{site}/figure-96.html")
-    live(first)
-    live(second)
-    one, two = first.probe("runtime"), second.probe("runtime")
-    assert one["shared"] is False and two["shared"] is False
-    assert one["id"] != two["id"]
-    answers(first, HANDS)
-    answers(second, BARS)
-    assert reader.site_blocked() == []
-
-
-def dies_once_started():
-    """The worker's first copy ends itself once Pyodide's script is in; later ones are whole."""
-    served = []
-
-    def replace(script: bytes | None) -> bytes:
-        served.append(True)
-        if len(served) > 1:
-            return script
-        return (
-            b"{ const load = self.importScripts.bind(self);"
-            b" self.importScripts = (...urls) => { load(...urls);"
-            b" setTimeout(() => self.close(), 200); }; }\n" + script
-        )
-
-    return {"posviz-worker.js": replace}, served
-
-
-def test_a_runtime_that_dies_while_starting_is_replaced(reader, serve, request):
-    if reader.name == "firefox":
-        # Measured here: the page hears "lost" and asks for the worker again, but
-        # Firefox hands it the dead SharedWorker of the same name (the script is
-        # not fetched again, no hello comes) and the page waits for the stall
-        # message. A new name per replacement works in Firefox.
-        request.applymarker(
-            pytest.mark.xfail(strict=True, reason="Firefox joins the dead SharedWorker by name")
-        )
-    overrides, served = dies_once_started()
-    page = reader.page()
-    page.goto(f"{serve(overrides)}/figure-96.html")
-    page.wait_probe("runtime", timeout=LIVE)
-    first = page.probe("runtime")["id"]
-    note = page.wait_probe("statusHas", "Python stopped while starting", timeout=LIVE)
-    assert "so it starts again" in note
-    live(page)
-    assert page.probe("runtime")["id"] != first
-    assert len(served) == 2  # the worker really was fetched again
-    answers(page, BARS)
-
-
-def test_a_missing_file_is_a_message_and_the_preview_stays(reader, serve):
-    page = reader.page()
-    page.goto(f"{serve({'pyodide/pyodide.js': lambda original: None})}/figure-96.html")
-    assert page.wait_probe("settled", timeout=LIVE) == "error"
-    message = page.probe("status")
-    assert "The live figures could not start" in message, message
-    assert page.probe("fingerprint", BARS) is not None  # the preview is still drawn
-    if reader.name != "chromium" and "pyodide.js" not in message:
-        # importScripts fails with "A network error occurred." (Firefox) or "Load
-        # failed." (WebKit), without the URL: the worker would have to name the file.
-        pytest.xfail(f"{reader.name}'s message does not name the missing file: {message}")
-    assert "pyodide.js" in message or "404" in message, message
-
-
-def test_an_error_after_going_live_is_shown_and_the_page_still_answers(reader, serve):
-    page = reader.page()
-    page.goto(f"{serve()}/figure-96.html")
-    live(page)
-    page.evaluate("() => posvizWorker.postMessage({type: 'no-such-message'})")
-    message = page.wait_probe("status", timeout=ANSWER)
-    assert "The live figures stopped working" in message, message
-    assert "unknown message type" in message, message
-    answers(page, BARS)
-
-
-def test_a_deep_link_sets_the_slider_and_the_plot(reader, serve):
-    page = reader.page()
-    page.goto(f"{serve()}/figure-710.html?pos=30")
-    live(page)
-    page.wait_probe("equals", "pos: 30", "sliderTitle", 0, 0, timeout=ANSWER)
-    page.wait_probe("lastStarts", HANDS, "position:4:120.000000", timeout=ANSWER)  # x = 30
-    assert reader.site_blocked() == []
+# --- the other origins, started alongside ------------------------------------------
 
 
 def rgb(hex_colour: str) -> str:
@@ -303,41 +364,88 @@ def rgb(hex_colour: str) -> str:
     return f"rgb({r}, {g}, {b})"
 
 
-def test_dark_mode_colours_the_page_and_the_plots(reader, serve, shots):
-    page = reader.page(dark=True)
-    page.goto(f"{serve()}/figure-710.html")
+def test_dark_mode_colours_the_page_and_the_plots_and_axe_passes(tour, shots):
+    page = tour.pages["dark"]
     live(page)
     page.wait_probe("equals", DARK["paper"], "background", HANDS, timeout=ANSWER)
     colours = page.probe("colours")
     assert colours["body"] == rgb(DARK["paper"]), colours
     assert colours["heading"] == rgb(DARK["ink"]), colours
-    page.screenshot(shots / f"{reader.name}-dark.png")
-
-
-def test_no_sideways_scroll_at_phone_width(reader, serve, shots, request):
-    if reader.name == "webkit":
-        # MiniBrowser's window is at least 447 px wide; the 390 px iframe stand-in
-        # went to "error" (storage in a frame of a data: page). Not done yet.
-        request.applymarker(pytest.mark.xfail(reason="no 390 px viewport in MiniBrowser yet"))
-    page = reader.page(390, 844)
-    page.goto(f"{serve()}/{TOPIC}")
-    live(page)
-    seen = page.probe("overflow")
-    assert seen["width"] == 390, seen  # WebKit: in a 390 px iframe (its window is wider)
-    assert seen["scroll"] <= seen["client"], f"the topic scrolls sideways at 390 px: {seen}"
-    assert len(seen["cards"]) == 4 and max(seen["cards"]) <= 390, seen
-    page.screenshot(shots / f"{reader.name}-phone.png")
-
-
-@pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
-def test_axe_finds_nothing_serious_and_can_fail(reader, serve, dark):
-    page = reader.page(dark=dark)
-    page.goto(f"{serve()}/{TOPIC}")
-    live(page)
     page.evaluate("(source) => { (0, eval)(source); return typeof axe; }", AXE.read_text())
     assert page.evaluate(SERIOUS_JS) == []
-    page.evaluate(  # an unnamed slider: the audit must report it
-        "() => { const d = document.createElement('div'); d.setAttribute('role', 'slider');"
-        " d.tabIndex = 0; document.body.appendChild(d); }"
-    )
-    assert any(v.startswith("aria-input-field-name") for v in page.evaluate(SERIOUS_JS))
+    page.screenshot(shots / f"{tour.name}-dark.png")
+
+
+def test_an_error_after_going_live_is_shown_and_the_page_still_answers(tour):
+    page = tour.pages["dark"]
+    live(page)
+    page.evaluate("() => posvizWorker.postMessage({type: 'no-such-message'})")
+    message = page.wait_probe("status", timeout=ANSWER)
+    assert "The live figures stopped working" in message, message
+    assert "unknown message type" in message, message
+    answers(page, HANDS, figure=1)
+
+
+def test_without_shared_worker_each_page_starts_its_own(tour):
+    first, second = tour.page("alone"), tour.page("alone 2")
+    live(first)
+    live(second)
+    one, two = first.probe("runtime"), second.probe("runtime")
+    assert one["shared"] is False and two["shared"] is False
+    assert one["id"] != two["id"]
+    answers(first, HANDS)
+    answers(second, BARS)
+
+
+def test_a_runtime_that_dies_while_starting_is_replaced_and_shared(tour):
+    page = tour.page("dies")
+    live(page)
+    seen = history(page)
+    said = "\n".join(seen)
+    assert "Python stopped while starting, so it starts again" in said, said
+    assert "could not start" not in said, said
+    runtimes = page.evaluate("() => window.posvizRuntimes")
+    assert len(runtimes) == 2 and page.probe("runtime")["id"] == runtimes[-1], runtimes
+    assert len(tour.served) == 2  # the worker really was fetched again
+    answers(page, BARS)
+    # A page opened now joins the replacement (Firefox: under its new name).
+    second = tour.pages["dies 2"] = tour.engine.page()
+    second.goto(f"{tour.site['dies']}/figure-710.html")
+    live(second)
+    assert second.probe("runtime")["id"] == runtimes[-1], (second.probe("runtime"), runtimes)
+    assert second.probe("runtime")["joined"] == "ready"
+    assert len(tour.served) == 2
+    answers(second, HANDS)
+
+
+def test_a_missing_file_is_a_message_and_the_preview_stays(tour):
+    page = tour.pages["missing"]
+    assert page.wait_probe("settled", timeout=LIVE) == "error"
+    message = page.probe("status")
+    assert "The live figures could not start" in message, message
+    assert page.probe("fingerprint", BARS) is not None  # the preview is still drawn
+    if tour.name != "chromium" and "pyodide.js" not in message:
+        # importScripts fails with "A network error occurred." (Firefox) or "Load
+        # failed." (WebKit), without the URL: the worker would have to name the file.
+        pytest.xfail(f"{tour.name}'s message does not name the missing file: {message}")
+    assert "pyodide.js" in message or "404" in message, message
+
+
+def test_nothing_left_the_machine(tour):
+    assert tour.engine.site_blocked() == []
+
+
+@pytest.mark.parametrize(
+    "name, attribute, says",
+    [
+        ("firefox", "FIREFOX", "./dev setup-system installs firefox-esr"),
+        ("webkit", "WEBKIT_DRIVER", "./dev setup-system installs webkit2gtk-driver and xvfb"),
+    ],
+)
+def test_a_missing_engine_fails_and_says_what_to_install(monkeypatch, name, attribute, says):
+    from tests.support import engines
+
+    monkeypatch.setattr(engines, attribute, "/nowhere/" + name)
+    with pytest.raises(MissingEngine, match="/nowhere/") as error:
+        start(name)
+    assert says in str(error.value)

@@ -63,13 +63,28 @@
       }).catch(() => {});
     }
   };
+  // The runtime's generation, in the SharedWorker's name: each replacement of a
+  // runtime that ended takes the next one, because Firefox hands back the dead
+  // worker of a name it has seen. The origin's pages keep it in localStorage, so
+  // every page (and one opened later) joins the same replacement.
+  const GENERATION = "posviz-worker-generation";
+  const stored = () => {
+    try { return Number(localStorage.getItem(GENERATION)) || 0; } catch (error) { return 0; }
+  };
+  worker.generation = stored();
   worker.connect = () => {
     worker.attempt += 1;
+    if (worker.attempt > 1 && !worker.dedicated) {
+      // Every page that lost generation g moves to g + 1, or later if one already has.
+      worker.generation = Math.max(stored(), worker.generation + 1);
+      try { localStorage.setItem(GENERATION, String(worker.generation)); } catch (error) { /* none */ }
+    }
     let host = null;
     let port = null;
     if (!worker.dedicated && typeof SharedWorker === "function") {
       try {
-        host = new SharedWorker("./posviz-worker.js", {name: `posviz ${BUILD}`, extendedLifetime: true});
+        const name = worker.generation ? `posviz ${BUILD} ${worker.generation}` : `posviz ${BUILD}`;
+        host = new SharedWorker("./posviz-worker.js", {name, extendedLifetime: true});
         port = host.port;
       } catch {
         host = null;

@@ -86,6 +86,7 @@
       }
       if (msg.type === "progress") {
         window.posvizRuntime = msg.runtime;
+        if (body.dataset.posviz === "error") return; // the message stays; no "Preview" over it
         stage = msg;
         clearTimeout(watchdog);
         watchdog = setTimeout(stalled, STALL_MS);
