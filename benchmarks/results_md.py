@@ -10,6 +10,36 @@ def _text_first(results: dict) -> dict:
     return list(sites.values())[-1]["derived"]
 
 
+def _first_answer_profile(found: dict) -> list[str]:
+    """Where the first answers' time goes, per round (first_answer.py's profile fields)."""
+    runs = found.get("runs")
+    if not runs or "pressed_ms" not in runs["frames"][0]:
+        return []
+    lines = [
+        "| round | floor ms | paint | frames in | pressed | answered | "
+        "tier 2: waited for paint | Pyodide start | numpy tier | two sliders drawn |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for n, floor in enumerate(runs["floor_ms"]):
+        topic, two = runs["frames"][n], runs["two sliders"][n]
+        worker = two["worker"]
+        lines.append(
+            f"| {n + 1} | {floor} | {topic['first_paint_ms']} | {topic['frames_ms']} | "
+            f"{topic['pressed_ms']} | {topic['first_answer_ms']} | "
+            f"{worker['waited for the paint']} | {worker['start pyodide']} | "
+            f"{worker['numpy tier']} | {two['answer_ms']} |"
+        )
+    return [
+        "The profile, ms from the page's start: the topic's frames are in soon after "
+        "the paint (a press then answers within a step); the harness presses later, "
+        "and the first step is drawn while Pyodide starts on the same cores. Tier 2 "
+        "(figure 4121, two sliders): the worker waits for the paint and the frames, "
+        "starts Pyodide, then loads numpy and the posviz wheel.",
+        "",
+        *lines,
+    ]
+
+
 TARGETS = [
     # (what, target text, how to read the measured value, test)
     (
@@ -325,6 +355,8 @@ def render(folder: Path) -> str:
             f"({found['size']['frames_over_site']:.1%}). Without Panel's Python (every "
             "wheel but posviz's, and the Pyodide packages only Panel needs) it would weigh "
             f"{found['size'].get('site_without_panel_python_bytes', 0):,} bytes.",
+            "",
+            *_first_answer_profile(found),
         ]
     if "cold_load" in results:
         lines += ["", "## Cold load of the export (median of runs)", ""]
