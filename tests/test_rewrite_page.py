@@ -19,6 +19,10 @@ PAGE = """<!DOCTYPE html>
 <script type="text/javascript" src="https://cdn.bokeh.org/bokeh/release/bokeh-mathjax-3.9.2.min.js"></script>
 </head>
 <body class="pn-loading">
+<script type="application/json" id="p1050">{"doc":{"roots":[
+{"type":"object","name":"Row","id":"p1001","attributes":{"stylesheets":[".a { color: red; }"]}},
+{"type":"object","name":"Row","id":"p1002","attributes":{"stylesheets":[".a { color: red; }",".b {}"]}}
+]}}</script>
 <script>
   const pyodideWorker = new Worker("./NAME.js");
   pyodideWorker.onmessage = async (event) => {
@@ -60,6 +64,21 @@ def test_every_edit_lands():
     assert html.index("const posvizIdOrder") < html.index("pyodideWorker.onmessage = ")
     assert "JSON.parse(msg.root_ids).sort(posvizIdOrder)" in html
     assert "data_roots.sort((a, b) => posvizIdOrder(a[0], b[0]))" in html
+
+
+def test_each_distinct_stylesheet_is_written_once_and_referred_to_after():
+    html = rewrite_page(page(), "figure-96", cdn=False)
+    text = re.search(r'<script type="application/json" id="p1050">(.*?)</script>', html, re.S)
+    first, second = (
+        root["attributes"]["stylesheets"] for root in json.loads(text.group(1))["doc"]["roots"]
+    )
+    [sheet] = first
+    assert sheet["name"] == "InlineStyleSheet" and sheet["attributes"] == {
+        "css": ".a { color: red; }"
+    }
+    assert second[0] == {"id": sheet["id"]}  # the same text: a reference to the one sheet
+    assert second[1]["name"] == "InlineStyleSheet" and second[1]["id"] != sheet["id"]
+    assert html.count(".a { color: red; }") == 1
 
 
 def test_roots_are_ordered_by_the_number_in_their_id():

@@ -87,10 +87,13 @@ def settle(page, state="networkidle"):
     page never reaches networkidle (30 s timeouts): it has gone live already, so "load".
     """
     page.wait_for_load_state(state)
-    if page.locator(".posviz-figure").count():
+    # The page's HTML says whether it holds figures (each is a figure block in the
+    # text); Bokeh may not have drawn them yet, so wait for that rather than count them.
+    if page.locator(".posviz-figure-block").count():
         page.wait_for_function(
             "() => window.__posvizAccess && window.Bokeh && Bokeh.documents.length"
         )
+        page.locator(".posviz-figure").first.wait_for(state="attached")
         page.locator(".noUi-handle[aria-label]").first.wait_for(state="attached")
         # The page script labels handles as their sliders render: wait for all of them.
         expect(page.locator(".noUi-handle:not([aria-label])")).to_have_count(0)

@@ -222,7 +222,10 @@ def share_stylesheets(html: str, page: str) -> str:
     """
     found = DOCS_JSON.search(html)
     if found is None:
-        raise BuildError(f"{page}: the page panel {panel.__version__} wrote has no document")
+        raise BuildError(
+            f"{page}: the page panel {panel.__version__} wrote lacks its document "
+            '(<script type="application/json">)'
+        )
     docs = json.loads(found.group(2))
     shared: dict[str, str] = {}
 
