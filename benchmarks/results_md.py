@@ -598,8 +598,9 @@ def render(folder: Path) -> str:
         ]
         rows = [[name, *site["derived"].values()] for name, site in data["sites"].items()]
         lines += rows_table(["site", *next(iter(data["sites"].values()))["derived"]], rows)
-    if "scale" in results:
-        lines += scale_section(results["scale"])
+    for name in ("scale", "scale_500"):  # scale_500: a run to N = 500 with its own N = 0
+        if name in results:
+            lines += scale_section(results[name])
     notes = folder.parent / "notes.md"
     if notes.exists():
         lines += ["", notes.read_text().rstrip()]
