@@ -67,6 +67,16 @@ def decoded(columns, blob, value):
 def test_a_computed_frame_is_the_figures_frame_and_its_texts_are_panels(figure_id):
     cls = FIGURES[figure_id]
     figure = cls()
+    module = cls.frame_of.__module__
+    if not module.startswith("posviz.frames."):
+        # Not for this tier: it refuses the figure, by name, and Panel answers.
+        text, _ = compute.answer(json.dumps(request(cls, figure.values())))
+        assert json.loads(text) == {"refused": f"{module} is not a frame module"}
+        pytest.skip(
+            f"{cls.__name__} (figure {figure_id}) keeps its frame in {module}, so the "
+            "numpy tier refuses it and Panel answers (CONTRIBUTING.md: move it to "
+            "src/posviz/frames/ with readout, describe and table for the numpy tier)"
+        )
     doc = Document()
     doc.add_root(pn.panel(figure).get_root(doc))
     models = build_frames.text_models(figure, doc)
