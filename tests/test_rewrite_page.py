@@ -21,7 +21,8 @@ PAGE = """<!DOCTYPE html>
 <body class="pn-loading">
 <script type="application/json" id="p1050">{"doc":{"roots":[
 {"type":"object","name":"Row","id":"p1001","attributes":{"stylesheets":[".a { color: red; }"]}},
-{"type":"object","name":"Row","id":"p1002","attributes":{"stylesheets":[".a { color: red; }",".b{}"]}}
+{"type":"object","name":"Row","id":"p1002",
+ "attributes":{"stylesheets":[".a { color: red; }",".b{}"]}}
 ]}}</script>
 <script>
   const pyodideWorker = new Worker("./NAME.js");
