@@ -19,6 +19,7 @@ PAGE = """<!DOCTYPE html>
 <script type="text/javascript" src="https://cdn.bokeh.org/bokeh/release/bokeh-mathjax-3.9.2.min.js"></script>
 </head>
 <body class="pn-loading">
+<script type="application/json" id="docs">{}</script>
 <script>
   const pyodideWorker = new Worker("./NAME.js");
   pyodideWorker.onmessage = async (event) => {
@@ -88,7 +89,7 @@ def test_a_missing_anchor_fails_the_build_and_names_it(anchor):
         rewrite_page(broken, "figure-96", cdn=False)
     message = str(raised.value)
     assert message.startswith("figure-96.html: the page panel ")
-    assert "lacks" in message or "no bokeh-gl script" in message
+    assert "lacks" in message or "no bokeh-gl script" in message or "no document" in message
 
 
 def test_route_names_are_data_not_patterns():
