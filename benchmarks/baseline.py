@@ -8,8 +8,8 @@ that anything else the machine does falls on both alike. Also measured: each
 site's size on disk, plain and gzipped file by file.
 """
 
-import argparse
 import gzip
+import sys
 import time
 from contextlib import ExitStack
 
@@ -23,8 +23,8 @@ from benchmarks.common import (
     summary,
     table,
     topic_figures,
-    write,
 )
+from benchmarks.runner import Benchmark, run
 from posviz.figures import ClockHands
 
 # The plot watched for the first answer, and its figure's place on the topic page.
@@ -79,7 +79,7 @@ def ratio(mine, theirs) -> str:
     return f"{mine / theirs:.2f}" if mine is not None and theirs else "-"
 
 
-def report(results: dict) -> None:
+def report(results: dict):
     mine, theirs = results["posviz"], results["baseline"]
     rows = [
         [
@@ -105,34 +105,37 @@ def report(results: dict) -> None:
             ]
         )
     rows.append(["blocked requests", mine["blocked_requests"], theirs["blocked_requests"], "-"])
-    print(
+    yield (
         table(
             f"Topic page, posviz export against the stock baseline (median of {mine['runs']} runs)",
             ["metric", "posviz", "baseline", "ratio (posviz/baseline)"],
             rows,
         )
     )
-    print(NOTES)
+    yield (NOTES)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args()
+def measure_both(args) -> dict:
     started = time.monotonic()
     sites = {"posviz": built_site(), "baseline": OUT / "baseline-stock"}
     build_baseline(sites["baseline"])
     print(f"built both sites in {time.monotonic() - started:.0f} s", flush=True)
     with ExitStack() as stack:
         bases = {name: stack.enter_context(static_server(folder)) for name, folder in sites.items()}
-        results = interleaved(bases, args.runs)
+        results = interleaved(bases, args.rounds)
     for name, folder in sites.items():
         results[name]["size"] = site_size(folder)
-    report(results)
     results["total_seconds"] = round(time.monotonic() - started)
-    print(f"total {results['total_seconds']} s")
-    write("baseline", {"pages": results, "notes": NOTES})
+    return {"pages": results, "notes": NOTES}
 
+
+BENCHMARK = Benchmark(
+    name="baseline",
+    doc=__doc__,
+    measure=measure_both,
+    report=lambda results, args: report(results["pages"]),
+    rounds=5,
+)
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run(BENCHMARK))

@@ -10,12 +10,13 @@ worker's own stage timings (window.posvizTimings) of the topic page.
     python -m benchmarks.cold_ab --site before=/tmp/before --site after=/tmp/after
 """
 
-import argparse
 import json
 import statistics
+import sys
 from contextlib import ExitStack
 
-from benchmarks.common import chromium, named_site, sealed_context, static_server, table, write
+from benchmarks.common import chromium, sealed_context, static_server, table
+from benchmarks.runner import Benchmark, run
 from benchmarks.runtime import TOPIC, bench_pages, floor_ms, open_until_answered
 
 
@@ -33,14 +34,9 @@ def one_round(base: str) -> dict:
     return result
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument(
-        "--site", action="append", required=True, type=named_site, help="name=folder"
-    )
-    parser.add_argument("--rounds", type=int, default=4)
-    parser.add_argument("--name", default="cold_ab", help="results/<name>.json")
-    args = parser.parse_args()
+def measure(args) -> dict:
+    if not args.site:
+        raise SystemExit("cold_ab: give the sites to compare, --site name=folder (twice or more)")
     sites = dict(args.site)
     raw: dict[str, list[dict]] = {name: [] for name in sites}
     with ExitStack() as stack:
@@ -68,11 +64,16 @@ def main():
             },
             "blocked": sum(r["blocked"] for r in runs),
         }
+    return {"sites": sites, "rounds": args.rounds, "derived": derived, "raw": raw}
+
+
+def report(results: dict, args):
+    derived = results["derived"]
     rows = [
         [name, d["topic_cold_over_floor"], d["floor_ms"], d["topic_cold_ms"], d["first_paint_ms"]]
         for name, d in derived.items()
     ]
-    print(
+    yield (
         table(
             f"Cold start A/B ({args.rounds} rounds, interleaved; medians)",
             ["site", "topic ÷ floor", "floor ms", "topic ms", "first paint ms"],
@@ -80,15 +81,18 @@ def main():
         )
     )
     stages = sorted({key for d in derived.values() for key in d["stages_ms"]})
-    print(
+    yield (
         table(
             "Worker stages of the topic page (median ms)",
             ["stage", *derived],
             [[key, *(d["stages_ms"].get(key, "") for d in derived.values())] for key in stages],
         )
     )
-    write(args.name, {"sites": sites, "rounds": args.rounds, "derived": derived, "raw": raw})
 
+
+BENCHMARK = Benchmark(
+    name="cold_ab", doc=__doc__, measure=measure, report=report, rounds=4, site="named"
+)
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run(BENCHMARK))

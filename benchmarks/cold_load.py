@@ -6,7 +6,7 @@ figure live (Python's document drawn), the first slider answered after that,
 and the same after a reload with the HTTP cache kept. Median of --runs.
 """
 
-import argparse
+import sys
 
 from benchmarks.common import (
     built_site,
@@ -18,8 +18,8 @@ from benchmarks.common import (
     summary,
     table,
     topic_figures,
-    write,
 )
+from benchmarks.runner import Benchmark, run
 from posviz.figures import ClockHands
 
 CLOCK = ClockHands.figure_id  # the figure whose plot is watched
@@ -80,7 +80,7 @@ def measure(base: str, pages: dict, runs: int) -> dict:
     return results
 
 
-def report(results: dict, title: str) -> None:
+def report(results: dict, title: str):
     rows = [
         [
             label,
@@ -93,7 +93,7 @@ def report(results: dict, title: str) -> None:
         ]
         for label, r in results.items()
     ]
-    print(
+    yield (
         table(
             title,
             [
@@ -112,19 +112,21 @@ def report(results: dict, title: str) -> None:
         worker = [run["worker"] for run in r["cold_runs"] if run["worker"]]
         if worker:
             stages = {k: summary([w[k] for w in worker])["median"] for k in worker[0]}
-            print(f"  {label}: where the cold start goes (worker, median ms): {stages}")
+            yield (f"  {label}: where the cold start goes (worker, median ms): {stages}")
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args()
-    site = built_site()
-    with static_server(site) as base:
-        results = measure(base, PAGES, args.runs)
-    report(results, "Cold load of the offline export")
-    write("cold_load", {"pages": results})
+def measure_all(args) -> dict:
+    with static_server(built_site()) as base:
+        return {"pages": measure(base, PAGES, args.rounds)}
 
+
+BENCHMARK = Benchmark(
+    name="cold_load",
+    doc=__doc__,
+    measure=measure_all,
+    report=lambda results, args: report(results["pages"], "Cold load of the offline export"),
+    rounds=5,
+)
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run(BENCHMARK))

@@ -12,20 +12,19 @@ Both times come from the page's own clock, so the driver's round trips count
 in neither. Reported: the median over rounds of topic ÷ floor, per engine.
 """
 
-import argparse
 import statistics
+import sys
 import time
 
 from benchmarks.common import (
     built_site,
     plot_name,
-    site_folder,
     static_server,
     summary,
     table,
     topic_figures,
-    write,
 )
+from benchmarks.runner import Benchmark, run
 from benchmarks.runtime import FLOOR_PAGE, TOPIC
 from tests.support.engines import ENGINES, start
 
@@ -89,16 +88,19 @@ def load_average() -> str:
     return " ".join(open("/proc/loadavg").read().split()[:3])
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rounds", type=int, default=3)
+def options(parser) -> None:
     parser.add_argument("--engine", action="append", choices=ENGINES, help="default: all three")
-    parser.add_argument("--site", type=site_folder, help="a built export (default: build one)")
-    args = parser.parse_args()
+
+
+def measure_all(args) -> dict:
     site = args.site or built_site()
     load_before = load_average()
     results = {name: measure(name, site, args.rounds) for name in args.engine or ENGINES}
-    load = {"before": load_before, "after": load_average()}
+    return {"load_average": {"before": load_before, "after": load_average()}, "engines": results}
+
+
+def report(found: dict, args):
+    load, results = found["load_average"], found["engines"]
     rows = [
         [
             name,
@@ -111,15 +113,24 @@ def main():
         ]
         for name, r in results.items()
     ]
-    print(
+    yield (
         table(
             f"Cold topic ÷ floor, per engine (load average {load['before']} → {load['after']})",
             ["engine", "version", "rounds", "topic ÷ floor", "floor ms", "topic ms", "blocked"],
             rows,
         )
     )
-    write("engines", {"load_average": load, "engines": results})
 
+
+BENCHMARK = Benchmark(
+    name="engines",
+    doc=__doc__,
+    measure=measure_all,
+    report=report,
+    rounds=3,
+    site="one",
+    options=options,
+)
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run(BENCHMARK))

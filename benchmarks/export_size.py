@@ -9,9 +9,11 @@ Wheels and the wasm are already compressed or dense, so expect little there.
 """
 
 import gzip
+import sys
 from pathlib import Path
 
-from benchmarks.common import built_site, table, write
+from benchmarks.common import built_site, table
+from benchmarks.runner import Benchmark, run
 
 PARTS = (
     "Pyodide runtime",
@@ -66,7 +68,7 @@ def mb(n: int) -> str:
     return f"{n / 1e6:.2f}"
 
 
-def report(results: dict) -> None:
+def report(results: dict):
     total = results["total"]
     rows = [
         [
@@ -89,7 +91,7 @@ def report(results: dict) -> None:
             "100",
         ]
     )
-    print(
+    yield (
         table(
             "Size of the offline export (MB = 10^6 bytes)",
             ["part", "files", "on disk MB", "gzip MB", "gzip/disk %", "share of gzip %"],
@@ -97,18 +99,18 @@ def report(results: dict) -> None:
         )
     )
     largest = sorted(results["files"].items(), key=lambda item: -item[1]["gzip_bytes"])[:6]
-    print(
+    yield (
         "  largest files (gzip MB): "
         + ", ".join(f"{name} {mb(size['gzip_bytes'])}" for name, size in largest)
     )
 
 
-def main():
-    site = built_site()
-    results = measure(site)
-    report(results)
-    write("export_size", results)
-
+BENCHMARK = Benchmark(
+    name="export_size",
+    doc=__doc__,
+    measure=lambda args: measure(built_site()),
+    report=lambda results, args: report(results),
+)
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run(BENCHMARK))

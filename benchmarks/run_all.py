@@ -1,13 +1,18 @@
 """Run every benchmark, then write benchmarks/RESULTS.md from their JSON.
 
-`./dev bench` runs this. Each benchmark also runs alone:
-`python -m benchmarks.<name>.py --help`.
+`./dev bench` runs this. Each benchmark is a script that declares a
+``runner.Benchmark`` and also runs alone: `python -m benchmarks.<name> --help`.
+Each runs in its own process (its servers and browsers end with it).
 """
 
+import argparse
+import importlib
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from benchmarks.common import table
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -26,20 +31,30 @@ ORDER = [
 ]
 
 
-def main() -> int:
-    failed = []
-    for name in ORDER:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--only", action="append", choices=ORDER, help="these benchmarks only")
+    parser.add_argument(
+        "--rounds", type=int, help="passed to every benchmark that has rounds (default: theirs)"
+    )
+    args = parser.parse_args(argv)
+    done = []
+    for name in args.only or ORDER:
+        benchmark = importlib.import_module(f"benchmarks.{name}").BENCHMARK
+        command = [sys.executable, "-m", f"benchmarks.{name}"]
+        if args.rounds is not None and benchmark.rounds is not None:
+            command += ["--rounds", str(args.rounds)]
         print(f"\n=== {name} ===", flush=True)
         started = time.monotonic()
-        if subprocess.call([sys.executable, "-m", f"benchmarks.{name}"], cwd=ROOT) != 0:
-            failed.append(name)
-        print(f"({name}: {time.monotonic() - started:.0f} s)", flush=True)
+        code = subprocess.call(command, cwd=ROOT)
+        done.append([name, round(time.monotonic() - started), "ok" if code == 0 else "failed"])
     from benchmarks.results_md import quote_targets, render
 
     (HERE / "RESULTS.md").write_text(render(HERE / "results"))
     quote_targets(ROOT / "README.md")
-    print(f"\nwrote benchmarks/RESULTS.md{'; failed: ' + ', '.join(failed) if failed else ''}")
-    return 1 if failed else 0
+    print(table("Benchmarks run", ["benchmark", "seconds", ""], done))
+    print("\nwrote benchmarks/RESULTS.md")
+    return 1 if any(row[2] == "failed" for row in done) else 0
 
 
 if __name__ == "__main__":

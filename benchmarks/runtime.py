@@ -14,10 +14,10 @@ times measured in the same run, so it holds on any machine.
 Run it against another build with --site (e.g. the one before SharedWorker).
 """
 
-import argparse
 import json
 import re
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -26,12 +26,11 @@ from benchmarks.common import (
     built_site,
     chromium,
     sealed_context,
-    site_folder,
     static_server,
     summary,
     table,
-    write,
 )
+from benchmarks.runner import Benchmark, run, target
 from posviz.figures import FIGURES as ALL_FIGURES
 
 LIVE_TIMEOUT = 180_000
@@ -200,11 +199,14 @@ def ratios(run: dict) -> dict:
     }
 
 
+# From the one table, results_md.TARGETS.
 TARGETS = {
-    "topic_cold_over_floor": 1.8,
-    "docs_four_over_one": 1.3,
-    "second_tab_over_cold": 0.25,
-    "reading_worst_over_cold": 0.25,
+    "topic_cold_over_floor": target("one Python per reader: topic cold ÷ floor (Pyodide + numpy)"),
+    "docs_four_over_one": target("one Python per reader: four figure iframes ÷ one figure page"),
+    "second_tab_over_cold": target("one Python per reader: second tab ÷ topic cold"),
+    "reading_worst_over_cold": target(
+        "one Python per reader: slowest later page in reading order ÷ topic cold"
+    ),
 }
 
 
@@ -229,51 +231,59 @@ def derive(runs: list[dict]) -> dict:
     return {"ratios": measured, "targets": TARGETS, "times_ms": times, "memory_mb": memory}
 
 
-def report(derived: dict, title: str) -> None:
+def report(derived: dict, title: str):
     rows = [[key, value, f"≤ {TARGETS.get(key, 0.25)}"] for key, value in derived["ratios"].items()]
-    print(table(title, ["ratio", "median", "target"], rows))
+    yield (table(title, ["ratio", "median", "target"], rows))
     times = [[k, v["median"]] for k, v in derived["times_ms"].items() if "median" in v]
-    print(table("Times (median ms)", ["what", "ms"], times))
+    yield (table("Times (median ms)", ["what", "ms"], times))
     memory = [[k, v["median"]] for k, v in derived["memory_mb"].items()]
-    print(table("Browser memory (PSS of all processes, MB)", ["what", "median"], memory))
+    yield (table("Browser memory (PSS of all processes, MB)", ["what", "median"], memory))
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--site", type=site_folder, help="a built export (default: build one)")
-    parser.add_argument("--name", default="runtime", help="results/<name>.json")
+def options(parser) -> None:
     parser.add_argument(
         "--rederive", action="store_true", help="recompute results/<name>.json from its raw runs"
     )
-    args = parser.parse_args()
-    if args.rederive:
-        path = RESULTS / f"{args.name}.json"
-        saved = json.loads(path.read_text())
+
+
+def measure(args) -> dict:
+    if args.rederive:  # the saved JSON (its machine kept), its derived numbers recomputed
+        saved = json.loads((RESULTS / f"{args.name}.json").read_text())
         saved.update(derive(saved["raw"]))
-        path.write_text(json.dumps(saved, indent=1) + "\n")
-        report(saved, f"One Python per reader ({args.name}, {saved['runs']} runs, rederived)")
-        return
+        return saved
     site = args.site or built_site()
     runs = []
     with static_server(site, bench_pages()) as base:
-        for index in range(args.runs):
+        for index in range(args.rounds):
             runs.append(run_once(base, site))
-            print(f"run {index + 1}/{args.runs}: {json.dumps(runs[-1])}", flush=True)
-    derived = derive(runs)
-    report(derived, f"One Python per reader ({site.name}, {args.runs} runs)")
-    write(
-        args.name,
-        {
-            "site": site.name,
-            "runs": args.runs,
-            **derived,
-            "docs_runtimes": [r["docs_runtimes"] for r in runs],
-            "blocked_requests": sum(r["blocked"] for r in runs),
-            "raw": runs,
-        },
-    )
+            print(f"run {index + 1}/{args.rounds}: {json.dumps(runs[-1])}", flush=True)
+    return {
+        "site": site.name,
+        "runs": args.rounds,
+        **derive(runs),
+        "docs_runtimes": [r["docs_runtimes"] for r in runs],
+        "blocked_requests": sum(r["blocked"] for r in runs),
+        "raw": runs,
+    }
 
+
+def report_run(results: dict, args):
+    if args.rederive:
+        title = f"One Python per reader ({args.name}, {results['runs']} runs, rederived)"
+    else:
+        title = f"One Python per reader ({results['site']}, {results['runs']} runs)"
+    return report(results, title)
+
+
+BENCHMARK = Benchmark(
+    name="runtime",
+    doc=__doc__,
+    measure=measure,
+    report=report_run,
+    rounds=3,
+    site="one",
+    options=options,
+)
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run(BENCHMARK))

@@ -10,11 +10,10 @@ and against N = 0 of the same run: both build times, the site's size (its
 search index apart too), the largest page, and the big topic's first paint and
 first slider answer, cold, with the network sealed (cold_load.py's measure).
 
-    python benchmarks/scale.py                   # N = 0 and 20: a quick run
-    python benchmarks/scale.py --pages 0,100,500 # the issue's curve (about 1 s per route)
+    python -m benchmarks.scale                   # N = 0 and 20: a quick run
+    python -m benchmarks.scale --pages 0,100,500 # the issue's curve (about 1 s per route)
 """
 
-import argparse
 import json
 import os
 import re
@@ -25,8 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from cold_load import measure
-from common import ROOT, static_server, table, write
+from benchmarks.cold_load import measure as cold_load
+from benchmarks.common import ROOT, static_server, table
+from benchmarks.runner import Benchmark, run
 
 CONTENT = ROOT / "content"
 TOPIC = "scale"
@@ -128,7 +128,7 @@ def measure_n(n: int, tags: list[str], work: Path, runs: int) -> dict:
     [topic] = [e for e in manifest["pages"] if e["path"] == f"topic-{TOPIC}.html"]
     plot, index = "posviz-710-hands", topic["figures"].index(710)
     with static_server(out) as base:
-        load = measure(base, {"topic": (topic["path"], plot, index)}, runs)["topic"]
+        load = cold_load(base, {"topic": (topic["path"], plot, index)}, runs)["topic"]
     search = out / "pagefind"
     return {
         "n": n,
@@ -153,18 +153,18 @@ def ratio(value, base):
     return round(value / base, 2) if base else None
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__)
+def options(parser) -> None:
     parser.add_argument("--pages", default="0,20", help="comma-separated N (0 is always run)")
-    parser.add_argument("--runs", type=int, default=1, help="cold loads of the topic per N")
-    args = parser.parse_args()
+
+
+def measure(args) -> dict:
     counts = sorted({0, *(int(n) for n in args.pages.split(","))})
     tags = real_tags()
     rows = []
     with tempfile.TemporaryDirectory(prefix="posviz-scale-") as folder:
         for n in counts:
             print(f"N = {n}: building", flush=True)
-            rows.append(measure_n(n, tags, Path(folder), args.runs))
+            rows.append(measure_n(n, tags, Path(folder), args.rounds))
     base = rows[0]
     for row in rows:
         added = row["n"] or None
@@ -188,6 +188,11 @@ def main():
         row["vs_n0"]["largest_page_bytes"] = ratio(
             row["largest_page"]["bytes"], base["largest_page"]["bytes"]
         )
+    return {"runs": args.rounds, "sizes": rows}
+
+
+def report(results: dict, args):
+    rows = results["sizes"]
     header = [
         "N",
         "routes",
@@ -201,7 +206,7 @@ def main():
         "paint ms",
         "answer ms",
     ]
-    print(
+    yield (
         table(
             "The site as it grows (× N = 0 of this run)",
             header,
@@ -225,8 +230,17 @@ def main():
             ],
         )
     )
-    write("scale", {"runs": args.runs, "sizes": rows})
 
+
+BENCHMARK = Benchmark(
+    name="scale",
+    doc=__doc__,
+    measure=measure,
+    report=report,
+    rounds=1,
+    rounds_help="cold loads of the topic per N",
+    options=options,
+)
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run(BENCHMARK))

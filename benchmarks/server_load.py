@@ -23,15 +23,16 @@ The client runs on the same two cores as the server, so its own CPU time is
 reported too: a latency here includes the client decoding the patch.
 """
 
-import argparse
 import os
 import random
+import sys
 import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from benchmarks.common import plot_name, posviz_server, summary, table, write
+from benchmarks.common import plot_name, posviz_server, summary, table
+from benchmarks.runner import Benchmark, elapsed, run
 from posviz.figures import ClockHands
 
 ROUTE = "/topic-positional-encoding"
@@ -310,11 +311,11 @@ def measure(port: int, sessions: int, updates: int, think_ms: float, settle_s: f
     }
 
 
-def report(r: dict) -> None:
+def report(r: dict):
     load = r["load"]
     errors = [e for part in ("warmup", "load", "second_wave") for e in r[part]["errors"]]
     latency, reply = load["latency_ms"], load["first_reply_ms"]
-    print(
+    yield (
         table(
             f"posviz serve, {load['sessions']} sessions on {r['route']} moving '{r['slider']}' "
             f"({load['updates_per_session']} updates each, think {load['think_ms']:.0f} ms ±50 %)",
@@ -370,13 +371,10 @@ def report(r: dict) -> None:
         )
     )
     for error in errors[:5]:
-        print(f"  error: {error}")
+        yield (f"  error: {error}")
 
 
-def main():
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+def options(parser) -> None:
     parser.add_argument("--port", type=int, default=5081)
     parser.add_argument("--sessions", type=int, default=20)
     parser.add_argument("--updates", type=int, default=20)
@@ -387,14 +385,21 @@ def main():
         default=20,
         help="at most this many seconds for the server to discard and collect closed sessions",
     )
-    args = parser.parse_args()
-    started = time.monotonic()
-    results = measure(args.port, args.sessions, args.updates, args.think_ms, args.settle_s)
-    results["wall_s"] = round(time.monotonic() - started, 1)
-    report(results)
-    print(f"  took {results['wall_s']} s")
-    write("server_load", results)
 
+
+def measure_all(args) -> dict:
+    results = measure(args.port, args.sessions, args.updates, args.think_ms, args.settle_s)
+    results["wall_s"] = round(elapsed(args), 1)
+    return results
+
+
+BENCHMARK = Benchmark(
+    name="server_load",
+    doc=__doc__,
+    measure=measure_all,
+    report=lambda results, args: report(results),
+    options=options,
+)
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run(BENCHMARK))

@@ -9,7 +9,7 @@ the frame after the plot's new data arrived (``press_and_wait``). The first
 ``--warmup`` steps are reported apart; between steps the page gets
 ``--settle-ms`` to finish the rest of the update (second plot, readout).
 
-Targets (issue 9): median <= 25 ms, p95 <= 50 ms; the table gives each as a
+Targets (results_md.TARGETS): median <= 25 ms, p95 <= 50 ms; the table gives each as a
 ratio (1.0 = on target, above 1 = slower).
 
 Before/after: ``--site DIR --name slider_latency_before`` measures another
@@ -17,7 +17,7 @@ build's export; `posviz serve` runs the ``posviz`` that PYTHONPATH finds, so
 point PYTHONPATH at the other source for its serve side.
 """
 
-import argparse
+import sys
 import time
 
 from benchmarks.common import (
@@ -26,13 +26,12 @@ from benchmarks.common import (
     plot_name,
     press_and_wait,
     sealed_context,
-    site_folder,
     static_server,
     stepped_slider,
     summary,
     table,
-    write,
 )
+from benchmarks.runner import Benchmark, elapsed, run, target
 from benchmarks.server_load import panel_serve
 from posviz.figures import FIGURES as ALL_FIGURES
 
@@ -43,7 +42,9 @@ FIGURES = {
     if figure.watched_plot and figure.stepped_slider
 }
 RUN = 5
-TARGET_MEDIAN_MS, TARGET_P95_MS = 25, 50
+# From the one table, results_md.TARGETS.
+TARGET_MEDIAN_MS = target("slider → plot in the export, worst figure median (ms)")
+TARGET_P95_MS = target("slider → plot in the export, worst figure p95 (ms)")
 # When a page can take keys: the export once Python's document replaced the
 # pre-render; under serve once the server's document is drawn.
 READY = {
@@ -107,7 +108,7 @@ def measure(base: str, mode: str, steps: int, warmup: int, settle_ms: int) -> di
         }
 
 
-def report(results: dict) -> None:
+def report(results: dict):
     rows = []
     for mode, figures in results["modes"].items():
         for figure_id, r in figures.items():
@@ -125,7 +126,7 @@ def report(results: dict) -> None:
                     len(r["blocked_requests"]) + len(r["page_errors"]),
                 ]
             )
-    print(
+    yield (
         table(
             "Slider to plot drawn, per figure (ms; ratio = value / target: "
             f"median {TARGET_MEDIAN_MS}, p95 {TARGET_P95_MS})",
@@ -146,19 +147,15 @@ def report(results: dict) -> None:
     )
 
 
-def main():
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+def options(parser) -> None:
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--settle-ms", type=int, default=200)
     parser.add_argument("--port", type=int, default=5082)
     parser.add_argument("--only", choices=["export", "serve"], help="measure one side only")
-    parser.add_argument("--site", type=site_folder, help="a built export (default: build one)")
-    parser.add_argument("--name", default="slider_latency", help="results/<name>.json")
-    args = parser.parse_args()
-    started = time.monotonic()
+
+
+def measure_all(args) -> dict:
     modes = {}
     if args.only in (None, "export"):
         with static_server(args.site or built_site()) as base:
@@ -168,18 +165,24 @@ def main():
             modes["serve"] = measure(
                 f"http://127.0.0.1:{args.port}", "serve", args.steps, args.warmup, args.settle_ms
             )
-    results = {
+    return {
         "steps": args.steps,
         "warmup": args.warmup,
         "settle_ms": args.settle_ms,
         "run": RUN,
         "modes": modes,
-        "wall_s": round(time.monotonic() - started, 1),
+        "wall_s": round(elapsed(args), 1),
     }
-    report(results)
-    print(f"  took {results['wall_s']} s")
-    write(args.name, results)
 
+
+BENCHMARK = Benchmark(
+    name="slider_latency",
+    doc=__doc__,
+    measure=measure_all,
+    report=lambda results, args: report(results),
+    site="one",
+    options=options,
+)
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run(BENCHMARK))

@@ -28,7 +28,8 @@ import threading
 import time
 from pathlib import Path
 
-from benchmarks.common import summary, table, write
+from benchmarks.common import summary, table
+from benchmarks.runner import Benchmark, run
 from posviz.figures import AttentionCost, ClockHands, ParameterBudget, QueryReach
 
 HERE = Path(__file__).resolve().parent
@@ -126,23 +127,36 @@ def run_child(src: str, steps: int, warmup: int) -> dict:
     return json.loads(output.strip().splitlines()[-1])
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def options(parser) -> None:
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--against", help="another source tree to measure first (before)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.child:
+
+
+def measure_both(args) -> dict | None:
+    if args.child:  # in the tree measured: the numbers to the parent, nothing written
         print(json.dumps(measure(args.steps, args.warmup)))
-        return
+        return None
 
     load_before = os.getloadavg()
     before = run_child(args.against, args.steps, args.warmup) if args.against else None
     here = str(HERE.parent / "src")
     after = run_child(here, args.steps, args.warmup)
     load_after = os.getloadavg()
+    return {
+        "steps": args.steps,
+        "warmup": args.warmup,
+        "load_average": [load_before[0], load_after[0]],
+        "before_src": args.against,
+        "before": before,
+        "after": after,
+    }
 
+
+def report(results: dict, args):
+    before, after = results["before"], results["after"]
+    load_before, load_after = results["load_average"]
     rows = []
     for figure_id, sliders in after.items():
         for name, r in sliders.items():
@@ -166,26 +180,21 @@ def main() -> None:
     header += ["cpu med ms", "cpu p95 ms", "wall med ms", "events", "patch bytes"]
     if before:
         header += ["before bytes", "cpu ratio"]
-    print(
-        table(
-            f"One slider step, Python side, in-process ({args.steps} steps after {args.warmup}"
-            f" warm-up; load average {load_before[0]:.1f} → {load_after[0]:.1f})",
-            header,
-            rows,
-        )
-    )
-    write(
-        "step_cost",
-        {
-            "steps": args.steps,
-            "warmup": args.warmup,
-            "load_average": [load_before[0], load_after[0]],
-            "before_src": args.against,
-            "before": before,
-            "after": after,
-        },
+    yield table(
+        f"One slider step, Python side, in-process ({args.steps} steps after {args.warmup}"
+        f" warm-up; load average {load_before:.1f} → {load_after:.1f})",
+        header,
+        rows,
     )
 
+
+BENCHMARK = Benchmark(
+    name="step_cost",
+    doc=__doc__.splitlines()[0],
+    measure=measure_both,
+    report=report,
+    options=options,
+)
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run(BENCHMARK))

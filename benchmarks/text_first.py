@@ -21,10 +21,10 @@ reference, usually ``before``), measured interleaved in one run:
     python -m benchmarks.text_first --site before=/tmp/before --site after=/tmp/after
 """
 
-import argparse
 import json
 import re
 import statistics
+import sys
 import time
 from contextlib import ExitStack
 from pathlib import Path
@@ -32,12 +32,11 @@ from pathlib import Path
 from benchmarks.common import (
     built_site,
     chromium,
-    named_site,
     sealed_context,
     static_server,
     table,
-    write,
 )
+from benchmarks.runner import Benchmark, run
 from benchmarks.runtime import TOPIC, answered
 
 SCRIPT = re.compile(r"<script\b([^>]*)>(.*?)</script\s*>", re.I | re.S)
@@ -151,20 +150,13 @@ def write_path(name: str) -> dict | None:
     return json.loads(path.read_text()) if path.is_file() else None
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument(
-        "--site",
-        action="append",
-        type=named_site,
-        help="name=folder; the first is the reference (default: this tree, built)",
-    )
-    parser.add_argument("--rounds", type=int, default=3)
+def options(parser) -> None:
     parser.add_argument(
         "--paint-only", action="store_true", help="only the paint rounds (text shares: last run's)"
     )
-    parser.add_argument("--name", default="text_first", help="results/<name>.json")
-    args = parser.parse_args()
+
+
+def measure(args) -> dict:
     sites = dict(args.site or [("after", built_site())])
     reference = next(iter(sites))
     results: dict = {"reference": reference, "sites": {}}
@@ -208,7 +200,6 @@ def main():
         for name, data in results["sites"].items()
     }
     ref = median[reference]
-    rows = []
     for name, data in results["sites"].items():
         pages = data["pages"].values()
         derived = {
@@ -227,7 +218,12 @@ def main():
             ),
         }
         data["derived"] = derived
-        rows.append([name, *derived.values()])
+    return results
+
+
+def report(results: dict, args):
+    reference = results["reference"]
+    rows = [[name, *data["derived"].values()] for name, data in results["sites"].items()]
     header = [
         "site",
         "worst text in HTML (≥0.95)",
@@ -240,21 +236,31 @@ def main():
         f"figure paint ÷ {reference}",
         f"first answer ÷ {reference}",
     ]
-    print(table("Text first: the topic page cold, medians over rounds", header, rows))
+    yield table("Text first: the topic page cold, medians over rounds", header, rows)
     page_rows = [
         [name, path, p["text_in_html"], p["seen_chars"], p["external_bytes"], p["inline_bytes"]]
         for name, data in results["sites"].items()
         for path, p in data["pages"].items()
     ]
-    print(
+    yield (
         table(
             "Per page",
             ["site", "page", "text in HTML", "chars seen", "blocking ext. B", "inline B"],
             page_rows,
         )
     )
-    write(args.name, results)
 
+
+BENCHMARK = Benchmark(
+    name="text_first",
+    doc=__doc__,
+    measure=measure,
+    report=report,
+    rounds=3,
+    site="named",
+    site_help="name=folder; the first is the reference (default: this tree, built)",
+    options=options,
+)
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run(BENCHMARK))

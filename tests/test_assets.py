@@ -39,9 +39,6 @@ def test_no_python_module_holds_a_script_or_stylesheet_in_a_string():
     package = resources.files("posviz")
     found = []
     for path in sorted(package.rglob("*.py")):
-        # export.py patches Panel's own page in place (one-line anchors and their
-        # replacements), and its worker Python moves to a module on another branch.
-        if path.name != "export.py":
-            text = path.read_text("utf-8")
-            found += [f"{path.name}: {m.group(0)}" for m in code.finditer(text)]
+        text = path.read_text("utf-8")
+        found += [f"{path.name}: {m.group(0)}" for m in code.finditer(text)]
     assert found == []

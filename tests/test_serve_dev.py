@@ -8,7 +8,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from posviz import cli, content
+from posviz import content, serve
 from tests.ui.browser import free_port, wait_for_http
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,15 +35,15 @@ def scratch(tmp_path: Path) -> Path:
 
 def test_routes_change_only_when_pages_or_topics_come_or_go(tmp_path):
     root = scratch(tmp_path)
-    known = cli.route_names(content.load(root))
+    known = serve.route_names(content.load(root))
     page = root / "pages" / "query-key-value.md"
     page.write_text(page.read_text("utf-8") + "\nA sentence more.\n", "utf-8")
-    assert cli.changed_routes(known, root) is None  # a text edit: --autoreload's part
+    assert serve.changed_routes(known, root) is None  # a text edit: --autoreload's part
     (root / "pages" / "added.md").write_text(NEW_PAGE, "utf-8")
-    now = cli.changed_routes(known, root)
+    now = serve.changed_routes(known, root)
     assert now is not None and set(now) - set(known) == {"page-added-while-serving"}
     (root / "pages" / "broken.md").write_text("no front matter\n", "utf-8")
-    assert cli.changed_routes(known, root) is None  # problems: the server keeps running
+    assert serve.changed_routes(known, root) is None  # problems: the server keeps running
 
 
 def status(url: str) -> int | None:

@@ -202,6 +202,24 @@ def edit(html: str, page: str, anchor: str, new: str, *, first: bool = False) ->
     return html.replace(anchor, new, 1 if first else -1)
 
 
+def patch_panel_page(html: str, page: str, name: str, *, first: bool = False, **fills) -> str:
+    """Apply the patch of file ``build/<name>.js`` to the page Panel wrote.
+
+    The file's first line of code (``//`` lines are its comments) is the text
+    Panel writes, the second what posviz writes in its place; ``fills`` fill its
+    placeholders (``assets.render``: strict). A missing anchor fails the build (``edit``).
+    """
+    lines = assets.render("posviz.build", f"{name}.js", **fills).splitlines()
+    code = [line for line in lines if line.strip() and not line.lstrip().startswith("//")]
+    if len(code) != 2:
+        raise BuildError(
+            f"src/posviz/build/{name}.js: a patch is two lines of code (Panel's, then posviz's);"
+            f" it has {len(code)}"
+        )
+    anchor, new = code
+    return edit(html, page, anchor, new, first=first)
+
+
 def script_literal(value) -> str:
     """``value`` as a JavaScript literal that is safe inside a <script> element."""
     return json.dumps(value).replace("<", "\\u003c")
@@ -282,12 +300,7 @@ def rewrite_page(html: str, name: str, cdn: bool) -> str:
         PINNED=PINNED_PLACEHOLDER,
     )
     html = edit(html, page, "<script", f"<script>\n{connect}</script>\n<script", first=True)
-    html = edit(
-        html,
-        page,
-        f'const pyodideWorker = new Worker("./{name}.js")',
-        "const pyodideWorker = window.posvizWorker",
-    )
+    html = patch_panel_page(html, page, "panel_worker", NAME=name)
     # The loader joins panel's own worker script, so no message can slip between.
     loader = assets.render("posviz.build", "loader.js")
     html = edit(html, page, "pyodideWorker.onmessage = ", "pyodideWorker.onmessage = ", first=True)
@@ -295,21 +308,9 @@ def rewrite_page(html: str, name: str, cdn: bool) -> str:
     close = html.index("</script>", handler)
     html = html[:close] + loader + html[close:]
     html = edit(html, page, "</head>", f"{STATUS_CSS}\n</head>", first=True)
-    # The page's roots are islands in its text (compose/page.py): match the live
-    # roots to the pre-rendered ones by creation order (Bokeh's ids count up),
-    # not by comparing ids as strings (p9999 > p10000).
-    html = edit(
-        html,
-        page,
-        "data_roots.sort((a, b) => a[0]<b[0] ? -1: 1)",
-        "data_roots.sort((a, b) => posvizIdOrder(a[0], b[0]))",
-    )
-    html = edit(
-        html,
-        page,
-        "const root_ids = JSON.parse(msg.root_ids)",
-        "const root_ids = JSON.parse(msg.root_ids).sort(posvizIdOrder)",
-    )
+    # Live roots matched to the pre-rendered ones by creation order (the files say why).
+    html = patch_panel_page(html, page, "panel_roots_sort")
+    html = patch_panel_page(html, page, "panel_root_ids")
     html = edit(
         html,
         page,
