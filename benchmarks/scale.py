@@ -25,8 +25,9 @@ import time
 from pathlib import Path
 
 from benchmarks.cold_load import measure as cold_load
-from benchmarks.common import ROOT, static_server, table
+from benchmarks.common import ROOT, plot_name, static_server, table
 from benchmarks.runner import Benchmark, run
+from posviz.figures import ClockHands
 
 CONTENT = ROOT / "content"
 TOPIC = "scale"
@@ -126,7 +127,8 @@ def measure_n(n: int, tags: list[str], work: Path, runs: int) -> dict:
     pages = {entry["path"]: (out / entry["path"]).stat().st_size for entry in manifest["pages"]}
     largest = max(pages, key=pages.get)
     [topic] = [e for e in manifest["pages"] if e["path"] == f"topic-{TOPIC}.html"]
-    plot, index = "posviz-710-hands", topic["figures"].index(710)
+    figure = ClockHands.figure_id  # the figure whose slider the topic's answer is timed on
+    plot, index = plot_name(figure), topic["figures"].index(figure)
     with static_server(out) as base:
         load = cold_load(base, {"topic": (topic["path"], plot, index)}, runs)["topic"]
     search = out / "pagefind"
