@@ -48,21 +48,3 @@ def views_as_served(monkeypatch):
     views.library.cache_clear()
     yield
     views.library.cache_clear()
-
-
-# The longest modules first: on two processes (./dev test) they start at once
-# and the short ones fill in around them, instead of one long module running
-# alone at the end. Order within a module is kept (a stable sort).
-LONGEST_FIRST = (
-    "tests/ui/test_engines.py",
-    "tests/test_newcomer.py",
-    "tests/test_serve_memory.py",
-    "tests/ui/test_a11y.py",
-    "tests/ui/test_layout.py",
-    "tests/ui/test_runtime.py",
-)
-
-
-def pytest_collection_modifyitems(items):
-    rank = {path: n for n, path in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
