@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import re
 import zipfile
 from pathlib import Path
 
@@ -380,3 +381,20 @@ def test_frames_are_listed_with_their_sha256_within_the_budget(built_site):
     for page in manifest["pages"]:
         html = (built_site / page["path"]).read_text("utf-8")
         assert ('src="posviz-frames.js"' in html) == bool(page["figures"]), page["path"]
+
+
+def test_no_inline_script_is_repeated_from_page_to_page(built_site):
+    """What every page repeats is one cached file; inline, a page keeps only its own code."""
+    inline = re.compile(r'<script(?: type="text/javascript")?>(.*?)</script>', re.S)
+    pages = sorted(built_site.glob("*.html"))
+    seen: dict[str, list[str]] = {}
+    for page in pages:
+        html = page.read_text("utf-8")
+        for text in inline.findall(html):
+            if len(text) > 200:
+                seen.setdefault(text, []).append(page.name)
+        for shared in ("posviz-connect-", "posviz-page-"):
+            [src] = re.findall(rf'<script src="({shared}[0-9a-f]{{12}}\.js)"></script>', html)
+            assert (built_site / src).is_file(), (page.name, src)
+    repeated = {text[:60]: names for text, names in seen.items() if len(names) > 1}
+    assert repeated == {}

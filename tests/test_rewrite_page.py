@@ -9,7 +9,15 @@ import re
 
 import pytest
 
-from posviz.build.export import BUILD_PLACEHOLDER, BuildError, edit, rewrite_page, write_worker
+from posviz.build.export import (
+    BUILD_PLACEHOLDER,
+    CONNECT,
+    BuildError,
+    edit,
+    rewrite_page,
+    share_page_scripts,
+    write_worker,
+)
 
 # The parts of a `panel convert --to pyodide-worker` page that posviz edits.
 PAGE = """<!DOCTYPE html>
@@ -50,16 +58,23 @@ def page(name="figure-96"):
     return PAGE.replace("NAME", name)
 
 
+def settings(html: str) -> dict:
+    """The page's own settings for the shared connect script (placeholders as JSON)."""
+    return json.loads(re.search(r'id="posviz-page">(.*?)</script>', html).group(1))
+
+
 def test_every_edit_lands():
     html = rewrite_page(page(), "figure-96", cdn=False)
     assert "cdn.bokeh.org" not in html and "bokeh-gl-" not in html
     assert "static/bokeh/bokeh-3.9.2.min.js" in html
     assert "const pyodideWorker = window.posvizWorker" in html
-    assert html.index("new SharedWorker") < html.index("static/bokeh/bokeh-3.9.2.min.js")
+    connect = html.index(f'<script src="{CONNECT[0]}">')
+    assert html.index('id="posviz-page"') < connect < html.index("static/bokeh/bokeh-3.9.2.min.js")
+    assert "new SharedWorker" in CONNECT[1] and "new SharedWorker" not in html
     assert html.index("posviz: what the reader sees") > html.index("pyodideWorker.onmessage")
     assert ".posviz-status" in html.split("</head>")[0]
     assert BUILD_PLACEHOLDER in html
-    assert 'const ROUTE = "figure-96";' in html
+    assert settings(html)["route"] == "figure-96"
     assert "bokeh-mathjax-" not in html
     # Live roots meet pre-rendered ones by creation order, on both sides.
     assert html.index("const posvizIdOrder") < html.index("pyodideWorker.onmessage = ")
@@ -115,9 +130,9 @@ def test_route_names_are_data_not_patterns():
     """A name with String.replace patterns or markup stays the literal it was."""
     name = "a$&b$'c</script><b>"
     html = rewrite_page(page(name), name, cdn=True)
-    literal = re.search(r"const ROUTE = (.*);", html).group(1)
+    literal = re.search(r'id="posviz-page">(.*?)</script>', html).group(1)
     assert "</script>" not in literal
-    assert json.loads(literal) == name  # JSON reads \\u003c back as "<"
+    assert settings(html)["route"] == name  # JSON reads \\u003c back as "<"
 
 
 def test_edit_names_page_and_anchor():
@@ -146,3 +161,44 @@ def test_write_worker_stamps_the_build_into_every_page(tmp_path):
             "sha256": "2a97516c354b68848cdbd8f54a226a0a55b21ed138e207ad6c5cbb9c00aa5aea",
         }
     ]
+
+
+def built_pages(tmp_path, names=("figure-96", "index")):
+    for name in names:
+        (tmp_path / f"{name}.html").write_text(rewrite_page(page(name), name, cdn=False))
+    return {name: (tmp_path / f"{name}.html").read_text() for name in names}
+
+
+def test_the_scripts_every_page_repeats_are_one_file_each(tmp_path):
+    before = built_pages(tmp_path)
+    share_page_scripts(tmp_path)
+    [handler] = tmp_path.glob("posviz-page-*.js")
+    text = handler.read_text()
+    assert "pyodideWorker.onmessage = " in text and "posviz: what the reader sees" in text
+    assert (tmp_path / CONNECT[0]).read_text() == CONNECT[1]
+    for name, old in before.items():
+        html = (tmp_path / f"{name}.html").read_text()
+        assert "pyodideWorker.onmessage" not in html
+        tag = f'<script src="{handler.name}"></script>'
+        assert html.count(tag) == 1
+        # The page is the page it was, with the handler's text where its tag is.
+        assert html.replace(tag, f"<script>{text}</script>") == old
+        assert settings(html)["route"] == name
+
+
+def test_a_page_whose_handler_differs_fails_the_build_naming_it(tmp_path):
+    built_pages(tmp_path)
+    odd = tmp_path / "index.html"
+    odd.write_text(odd.read_text().replace("const root_ids", "const root_ids2"))
+    differs = r"^index\.html: .*differs from the one in figure-96\.html"
+    with pytest.raises(BuildError, match=differs):
+        share_page_scripts(tmp_path)
+    assert not list(tmp_path.glob("posviz-*.js"))  # nothing written
+
+
+def test_a_page_without_panels_handler_fails_the_build_naming_it(tmp_path):
+    built_pages(tmp_path)
+    bare = tmp_path / "index.html"
+    bare.write_text("<html><body>no handler</body></html>")
+    with pytest.raises(BuildError, match=r"^index\.html: .*lacks Panel.s handler script"):
+        share_page_scripts(tmp_path)

@@ -1,15 +1,16 @@
-// posviz: connect this page to the site's Python runtime, first thing in <head>.
+// posviz: connect this page to the site's Python runtime, before its other scripts.
 // One SharedWorker runs Pyodide for every posviz page and figure iframe of the
 // origin; each page talks to it over its own MessagePort and gets its own Bokeh
 // document. extendedLifetime keeps it alive while the reader follows a link
 // (Chromium 148+). Without SharedWorker, or when the browser refuses this page
 // one (a frame on another site whose storage it blocks), the page starts a
 // dedicated worker. window.posvizWorker stands in for the worker in Panel's
-// page script.
+// page script. Every page loads this one file; the page's own settings come
+// just before it (#posviz-page): its route, the build's id, and its scripts that
+// carry an integrity sha256 (build/export.py, rewrite_page).
 (function () {
-  const ROUTE = __ROUTE__;
-  const BUILD = __BUILD__;
-  const PINNED = __PINNED__; // the page's own scripts, each with an integrity sha256
+  const settings = JSON.parse(document.getElementById("posviz-page").textContent);
+  const {route: ROUTE, build: BUILD, pinned: PINNED} = settings;
   const worker = (window.posvizWorker = {early: [], onmessage: null, attempt: 0, dedicated: false});
   // Messages wait here until Panel's handler exists (the loader replays them).
   const deliver = (event) => (worker.onmessage ? worker.onmessage(event) : worker.early.push(event));
@@ -29,8 +30,7 @@
     // A file has no CORS, so the browser refuses every script that carries an
     // integrity sha256: load them here, in order, without it (the pinned tags
     // that follow then fail their check and do not run).
-    // biome-ignore lint/suspicious/noUselessEscapeInString: this script is inlined; an unescaped end tag would end it
-    for (const src of PINNED) document.write(`<script src="${src}"><\/script>`);
+    for (const src of PINNED) document.write(`<script src="${src}"></script>`);
     // Browsers start no worker for a page opened as a file: say how to serve it.
     const path = decodeURIComponent(location.pathname);
     const folder = path.slice(0, path.lastIndexOf("/")) || "/";

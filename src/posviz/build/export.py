@@ -185,7 +185,7 @@ def stable_names(html: str) -> str:
 
 
 BUILD_PLACEHOLDER = '"__POSVIZ_BUILD__"'
-PINNED_PLACEHOLDER = "/* pinned scripts */ []"  # filled in by pin_scripts
+PINNED_PLACEHOLDER = '"__POSVIZ_PINNED__"'  # filled in by pin_scripts
 
 
 def edit(html: str, page: str, anchor: str, new: str, *, first: bool = False) -> str:
@@ -275,6 +275,60 @@ def share_stylesheets(html: str, page: str) -> str:
     return html[: found.start(2)] + text + html[found.end(2) :]
 
 
+def shared_script(text: str, stem: str) -> tuple[str, str]:
+    """A script every page loads from one file: its name, by its content, and its text.
+
+    The name changes whenever the text does, so a browser's cached copy is never
+    one an older build wrote.
+    """
+    return f"{stem}-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]}.js", text
+
+
+CONNECT = shared_script(assets.render("posviz.build", "connect.js"), "posviz-connect")
+# Panel's page script (its message handler) with posviz's loader joined to it:
+# panel convert writes the same one into every page (share_page_scripts).
+PAGE_SCRIPT = re.compile(
+    r"<script>(\n  const pyodideWorker = window\.posvizWorker;.*?)</script>",
+    re.S,
+)
+
+
+def share_page_scripts(out: Path) -> None:
+    """The scripts every page repeats, written once beside the pages and cached.
+
+    Inline, connect.js and Panel's handler with posviz's loader were 17 KB of
+    every page. Each page keeps only its own settings (``rewrite_page``). A page
+    whose handler differs from the others' fails the build, naming both.
+    """
+    pages = {}
+    for page in sorted(out.glob("*.html")):
+        html = page.read_text("utf-8")
+        found = PAGE_SCRIPT.search(html)
+        if found is None:
+            raise BuildError(
+                f"{page.name}: the page panel {panel.__version__} wrote lacks Panel's handler "
+                "script, or posviz's edits to it (see rewrite_page)"
+            )
+        pages[page] = (html, found)
+    texts: dict[str, str] = {}  # each distinct handler → the first page with it
+    for page, (_, found) in pages.items():
+        texts.setdefault(found.group(1), page.name)
+    if len(texts) > 1:
+        first, other = list(texts.values())[:2]
+        raise BuildError(
+            f"{other}: Panel's handler script differs from the one in {first}, "
+            "so the pages cannot share it"
+        )
+    if not pages:
+        return
+    handler, text = shared_script(next(iter(texts)), "posviz-page")
+    for name, script in (CONNECT, (handler, text)):
+        (out / name).write_text(script, "utf-8")
+    for page, (html, found) in pages.items():
+        tag = f'<script src="{handler}"></script>'
+        page.write_text(html[: found.start()] + tag + html[found.end() :], "utf-8")
+
+
 def rewrite_page(html: str, name: str, cdn: bool) -> str:
     """Offline URLs, the connection to the shared runtime first thing, and the loader."""
     page = f"{name}.html"
@@ -292,14 +346,16 @@ def rewrite_page(html: str, name: str, cdn: bool) -> str:
         html = re.sub(r"<script[^>]*bokeh-mathjax-[^>]*></script>\n?", "", html)
     # Connect to Python before the browser parses BokehJS; messages wait in
     # posvizWorker.early until the page's handler exists (the loader replays them).
-    connect = assets.render(
-        "posviz.build",
-        "connect.js",
-        ROUTE=script_literal(name),
-        BUILD=BUILD_PLACEHOLDER,
-        PINNED=PINNED_PLACEHOLDER,
+    # The script is shared by every page (share_page_scripts); its settings are the page's.
+    settings = (
+        f'{{"route": {script_literal(name)}, "build": {BUILD_PLACEHOLDER}, '
+        f'"pinned": {PINNED_PLACEHOLDER}}}'
     )
-    html = edit(html, page, "<script", f"<script>\n{connect}</script>\n<script", first=True)
+    connect = (
+        f'<script type="application/json" id="posviz-page">{settings}</script>\n'
+        f'<script src="{CONNECT[0]}">'
+    )
+    html = edit(html, page, "<script", f"{connect}</script>\n<script", first=True)
     html = patch_panel_page(html, page, "panel_worker", NAME=name)
     # The loader joins panel's own worker script, so no message can slip between.
     loader = assets.render("posviz.build", "loader.js")
@@ -683,6 +739,7 @@ def make_site(
     for route in found:
         page = out / f"{route.name}.html"
         page.write_text(rewrite_page(page.read_text("utf-8"), route.name, cdn), "utf-8")
+    share_page_scripts(out)
     log("computing the figures' frames")
     listed = add_frames(out, found)
     wheel_dir = out / WHEEL_DIR
@@ -695,6 +752,7 @@ def make_site(
     add_content(own)
     names = sorted(wheel.name for wheel in built)
     if cdn:
+        pin_scripts(out)  # no script is the site's: each page's list is empty
         write_worker(out, names, CDN_PYODIDE, cdn_root, python)
     else:
         log("copying the Pyodide runtime and static files")
