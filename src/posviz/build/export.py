@@ -284,6 +284,7 @@ def shared_script(text: str, stem: str) -> tuple[str, str]:
     return f"{stem}-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]}.js", text
 
 
+SETTINGS_TAG = '<script type="application/json" id="posviz-page">'  # the page's, for connect.js
 CONNECT = shared_script(assets.render("posviz.build", "connect.js"), "posviz-connect")
 # Panel's page script (its message handler) with posviz's loader joined to it:
 # panel convert writes the same one into every page (share_page_scripts).
@@ -351,10 +352,7 @@ def rewrite_page(html: str, name: str, cdn: bool) -> str:
         f'{{"route": {script_literal(name)}, "build": {BUILD_PLACEHOLDER}, '
         f'"pinned": {PINNED_PLACEHOLDER}}}'
     )
-    connect = (
-        f'<script type="application/json" id="posviz-page">{settings}</script>\n'
-        f'<script src="{CONNECT[0]}">'
-    )
+    connect = f'{SETTINGS_TAG}{settings}</script>\n<script src="{CONNECT[0]}">'
     html = edit(html, page, "<script", f"{connect}</script>\n<script", first=True)
     html = patch_panel_page(html, page, "panel_worker", NAME=name)
     # The loader joins panel's own worker script, so no message can slip between.
@@ -612,8 +610,11 @@ def add_frames(out: Path, found: list[Route]) -> dict:
         if not route.figures:
             continue
         page = out / f"{route.name}.html"
-        tags = f'{frames.page_config(route, listed)}\n<script src="posviz-frames.js"></script>\n'
-        page.write_text(edit(page.read_text("utf-8"), page.name, "</body>", f"{tags}</body>"))
+        # Before BokehJS, so that the files come while it parses (async: it blocks nothing).
+        script = '<script src="posviz-frames.js" async></script>'
+        tags = f"{frames.page_config(route, listed)}\n{script}\n{SETTINGS_TAG}"
+        html = edit(page.read_text("utf-8"), page.name, SETTINGS_TAG, tags, first=True)
+        page.write_text(html, "utf-8")
     return listed
 
 

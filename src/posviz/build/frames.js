@@ -28,7 +28,7 @@
   }
 
   async function fetchChecked(file) {
-    const response = await fetch(new URL(file.path, document.baseURI));
+    const response = await fetch(new URL(file.path, document.baseURI), {priority: "low"});
     if (!response.ok) throw new Error(`${file.path}: HTTP ${response.status}`);
     const packed = await response.arrayBuffer();
     const actual = await sha256(packed);
@@ -393,7 +393,8 @@
     return any ? values : null;
   }
 
-  // Fetching costs the page no CPU: it starts at once; the frames are read after the paint.
+  // Fetching costs the page no CPU: it starts at once, while BokehJS parses, at a low
+  // priority (the page's own scripts come first); the frames are read after the paint.
   const fetched = {};
   for (const [id, files] of Object.entries(CONFIG.figures)) {
     fetched[id] = Promise.all([fetchChecked(files.json), fetchChecked(files.bin)]);
