@@ -16,23 +16,26 @@ def _first_answer_profile(found: dict) -> list[str]:
     if not runs or "pressed_ms" not in runs["frames"][0]:
         return []
     lines = [
-        "| round | floor ms | paint | frames in | pressed | answered | "
+        "| round | floor ms | paint | frames in | page's press at paint: answered | "
+        "harness pressed | answered | "
         "tier 2: waited for paint | Pyodide start | numpy tier | two sliders drawn |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for n, floor in enumerate(runs["floor_ms"]):
         topic, two = runs["frames"][n], runs["two sliders"][n]
         worker = two["worker"]
         lines.append(
             f"| {n + 1} | {floor} | {topic['first_paint_ms']} | {topic['frames_ms']} | "
+            f"{topic.get('at_paint', {}).get('answered_ms', '—')} | "
             f"{topic['pressed_ms']} | {topic['first_answer_ms']} | "
             f"{worker['waited for the paint']} | {worker['start pyodide']} | "
             f"{worker['numpy tier']} | {two['answer_ms']} |"
         )
     return [
-        "The profile, ms from the page's start: the topic's frames are in soon after "
-        "the paint (a press then answers within a step); the harness presses later, "
-        "and the first step is drawn while Pyodide starts on the same cores. Tier 2 "
+        "The profile, ms from the page's start: the topic's frames are fetched while "
+        "BokehJS parses and read after the paint; the page presses a slider itself at "
+        "its paint (the target's answer), the harness presses again later, after its "
+        "round trips, while Pyodide starts on the same cores. Tier 2 "
         "(figure 4121, two sliders): the worker waits for the paint and the frames, "
         "starts Pyodide, then loads numpy and the posviz wheel.",
         "",
