@@ -7,8 +7,10 @@ pages and all of them. Each copy is built with `posviz build` (POSVIZ_CONTENT
 points at it) from an empty page cache, then built again after one page's text
 changed (an incremental build: build/pagecache.py). Reported per N,
 and against N = 0 of the same run: both build times, the site's size (its
-search index apart too), the largest page, and the big topic's first paint and
-first slider answer, cold, with the network sealed (cold_load.py's measure).
+search index apart too), the largest page, the big topic's first paint and
+first slider answer, cold, with the network sealed (cold_load.py's measure),
+and the search box's time to results: the first query, which loads Pagefind,
+and ten warm ones, each for a word only one generated page has.
 
     python -m benchmarks.scale                   # N = 0 and 20: a quick run
     python -m benchmarks.scale --pages 0,100,500 # the issue's curve (about 1 s per route)
@@ -25,7 +27,7 @@ import time
 from pathlib import Path
 
 from benchmarks.cold_load import measure as cold_load
-from benchmarks.common import ROOT, plot_name, static_server, table
+from benchmarks.common import ROOT, chromium, plot_name, sealed_context, static_server, table
 from benchmarks.runner import Benchmark, run
 from posviz.figures import ClockHands
 
@@ -112,6 +114,56 @@ def build(content: Path, out: Path, pages: Path) -> tuple[float, int]:
     return took, int(converted.group(1)) if converted else -1
 
 
+# In the page: type each word into the search box, and time from the input
+# event to the results shown (the box's data-state "done"). The first query
+# loads Pagefind and its index; the others are warm.
+SEARCH_JS = """async (words) => {
+  const form = document.querySelector("form.posviz-search");
+  const input = form.querySelector("input[type=search]");
+  const shown = () => new Promise((resolve) => {
+    const seen = new MutationObserver(() => {
+      if (form.dataset.state !== "searching") { seen.disconnect(); resolve(performance.now()); }
+    });
+    seen.observe(form, {attributes: true, attributeFilter: ["data-state"]});
+  });
+  const found = [];
+  for (const word of words) {
+    input.value = word;
+    const done = shown();
+    const started = performance.now();
+    input.dispatchEvent(new Event("input"));
+    const ended = await done;
+    found.push({word, ms: ended - started, state: form.dataset.state,
+                results: form.querySelectorAll(".posviz-search-results li").length});
+  }
+  return found;
+}"""
+
+
+def search_times(base: str, n: int) -> dict:
+    """Search on the home page: one cold query, then ten warm ones, each a word one page has."""
+    numbers = [max(n - 1, 0)] + [(k * 37) % max(n, 1) for k in range(1, 11)]
+    words = [f"word{k}" if n else "position" for k in numbers]
+    blocked: list = []
+    with chromium() as browser:
+        context = sealed_context(browser, blocked)
+        page = context.new_page()
+        page.goto(f"{base}/index.html")
+        page.wait_for_selector("form.posviz-search:not([hidden])")
+        found = page.evaluate(SEARCH_JS, words)
+        context.close()
+    warm = sorted(q["ms"] for q in found[1:])
+    misses = [q["word"] for q in found if q["state"] != "done" or not q["results"]]
+    if misses:
+        raise SystemExit(f"N = {n}: search found nothing for {misses}")
+    return {
+        "cold_ms": round(found[0]["ms"], 1),
+        "warm_median_ms": round(warm[len(warm) // 2], 1),
+        "warm_max_ms": round(warm[-1], 1),
+        "blocked": len(blocked),
+    }
+
+
 def size(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
@@ -131,6 +183,7 @@ def measure_n(n: int, tags: list[str], work: Path, runs: int) -> dict:
     plot, index = plot_name(figure), topic["figures"].index(figure)
     with static_server(out) as base:
         load = cold_load(base, {"topic": (topic["path"], plot, index)}, runs)["topic"]
+        searched = search_times(base, n)
     search = out / "pagefind"
     return {
         "n": n,
@@ -142,6 +195,7 @@ def measure_n(n: int, tags: list[str], work: Path, runs: int) -> dict:
         "html_bytes": sum(pages.values()),
         "site_bytes": size(out),
         "search_index_bytes": size(search) if search.is_dir() else 0,
+        "search": searched,
         "largest_page": {"path": largest, "bytes": pages[largest]},
         "topic_html_bytes": pages[topic["path"]],
         "topic_live_figures": len(topic["figures"]),
@@ -207,6 +261,7 @@ def report(results: dict, args):
         "topic KB",
         "paint ms",
         "answer ms",
+        "search ms: cold / warm median (max)",
     ]
     yield (
         table(
@@ -227,6 +282,8 @@ def report(results: dict, args):
                     f"{r['topic_html_bytes'] / 1e3:.0f} ({r['vs_n0']['topic_html_bytes']}×)",
                     f"{r['topic_first_paint_ms']} ({r['vs_n0']['topic_first_paint_ms']}×)",
                     f"{r['topic_first_answer_ms']} ({r['vs_n0']['topic_first_answer_ms']}×)",
+                    f"{r['search']['cold_ms']} / {r['search']['warm_median_ms']} "
+                    f"({r['search']['warm_max_ms']})",
                 ]
                 for r in rows
             ],
