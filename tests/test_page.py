@@ -118,6 +118,13 @@ def test_a_stylesheet_without_its_palette_names_the_file():
         styles.palette(":root { --pv-ink: #000000; }", "site.css")
 
 
+def test_the_text_panes_share_the_pages_text_rules():
+    shared = styles.block(page.STATIC_DIR.joinpath("site.css").read_text("utf-8"), "text")
+    assert "h2 {" in shared and ".posviz-sr {" in shared and style.TEXT_CSS.startswith(shared)
+    with pytest.raises(ValueError, match=r"site\.css: wants a block from /\* posviz:text"):
+        styles.block("h2 { color: red; }", "text", "site.css")
+
+
 def test_the_template_escapes_what_it_is_given():
     """Titles and descriptions are text: markup in them reaches the page escaped."""
     template = page.environment().get_template("site.html")

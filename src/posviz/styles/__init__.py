@@ -37,7 +37,19 @@ def palette(css: str, where: str = PAGE_STYLESHEET) -> tuple[dict, dict]:
     return light, dark
 
 
-LIGHT, DARK = palette(assets.source("posviz", PAGE_STYLESHEET))
+def block(css: str, name: str, where: str = PAGE_STYLESHEET) -> str:
+    """The rules between ``/* posviz:NAME ... */`` and ``/* /posviz:NAME */`` in a stylesheet.
+
+    Raises ``ValueError`` naming ``where`` when either marker is missing.
+    """
+    start, end = f"/* posviz:{name}", f"/* /posviz:{name} */"
+    if start not in css or end not in css.partition(start)[2]:
+        raise ValueError(f"{where}: wants a block from {start}: ... */ to {end}")
+    return css.partition(start)[2].partition("*/")[2].partition(end)[0].lstrip("\n")
+
+
+_PAGE = assets.source("posviz", PAGE_STYLESHEET)
+LIGHT, DARK = palette(_PAGE)
 
 
 def _variables(colours: dict) -> str:
@@ -65,7 +77,9 @@ SITE_CSS = VARIABLES + NO_MIN_WIDTH + _sheet("site") + REDUCED_MOTION
 # The page outside Panel's components: body colours, and what printing hides.
 PAGE_CSS = VARIABLES + _sheet("page") + REDUCED_MOTION
 
-TEXT_CSS = _sheet("text") + REDUCED_MOTION
+# A text pane in its shadow root reads like the page's text: the rules they share
+# are the page stylesheet's posviz:text block.
+TEXT_CSS = block(_PAGE, "text") + _sheet("text") + REDUCED_MOTION
 
 NOTICE_CSS = _sheet("notice") + REDUCED_MOTION
 
