@@ -21,6 +21,7 @@ from posviz.figures.parameter_budget import PRESETS
 from posviz.maths import budget, cost, encoding, reach
 from tests.oracles import expected_values, lacks_oracle, oracle_for, rendered_sources
 from tests.oracles.parameter_budget import budget_by_hand
+from tests.support.imports import imported
 
 
 def test_registry_holds_every_figure_class_of_the_package_by_its_id():
@@ -61,16 +62,13 @@ def test_ids_read_from_the_source_match_the_classes():
 
 def test_reading_the_ids_imports_neither_holoviews_nor_panel():
     code = (
-        "import sys\n"
         "from posviz.figures import figure_ids\n"
         "from posviz.content import load\n"
         "ids = figure_ids(); load()\n"
-        "print(sorted(ids), sorted(m for m in ('holoviews', 'panel', 'bokeh', 'param') "
-        "if m in sys.modules))"
+        "print(sorted(ids))"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == f"{sorted(FIGURES)} []"
+    found, printed = imported(code, ("holoviews", "panel", "bokeh", "param"))
+    assert (found, printed) == ([], str(sorted(FIGURES)))
 
 
 def test_only_a_class_that_sets_an_integer_figure_id_counts(tmp_path):
@@ -314,7 +312,7 @@ def test_rendering_and_updating_every_view_never_imports_pandas():
     """The export ships no pandas: a figure that imported it would break there."""
 
     code = """
-import os, sys
+import os
 os.environ["POSVIZ_EXPORT"] = "1"
 from bokeh.document import Document
 from posviz.compose.views import servable
@@ -328,12 +326,8 @@ for cls in FIGURES.values():
         parameter = figure.param[name]
         if hasattr(parameter, "bounds") and parameter.bounds:
             setattr(figure, name, parameter.bounds[1])
-print(sorted(m for m in ("pandas", "dateutil", "pytz") if m in sys.modules))
 """
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
-    assert result.stdout.strip() == "[]"
+    assert imported(code, ("pandas", "dateutil", "pytz"))[0] == []
 
 
 # --- every figure, every slider ---------------------------------------------------

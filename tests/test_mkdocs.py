@@ -1,13 +1,12 @@
 """posviz.mkdocs: the figure line, the copied site and the shared script, in `mkdocs build`."""
 
-import subprocess
-import sys
 from importlib import resources
 
 import pytest
 
 from posviz.embed import MAX_HEIGHT
 from posviz.mkdocs import EmbedError, expand
+from tests.support.imports import imported
 from tests.support.mkdocs_project import PAGES, build_docs, fake_site
 
 pytest.importorskip("mkdocs")
@@ -120,12 +119,7 @@ def test_a_line_becomes_a_raw_html_block_and_fences_are_left_alone():
 
 
 def test_the_module_imports_neither_mkdocs_nor_panel():
-    probe = (
-        "import sys, posviz.mkdocs; "
-        "print(sorted(m for m in ('mkdocs', 'markdown', 'panel') if m in sys.modules))"
-    )
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
-    assert result.stdout.strip() == "[]", result.stderr
+    assert imported("import posviz.mkdocs", ("mkdocs", "markdown", "panel"))[0] == []
 
 
 def test_mkdocs_finds_the_plugin_by_its_entry_point():

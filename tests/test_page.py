@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from posviz import styles
 from posviz.build import export
 from posviz.compose import page, routes, style
 from posviz.content import load
@@ -94,12 +95,34 @@ def test_a_base_url_that_is_not_a_public_folder_is_refused(bad):
     assert export.check_base_url("https://e.org/site") == "https://e.org/site/"
 
 
-def test_the_stylesheet_uses_the_sites_colours_in_light_and_dark():
-    css = page.STATIC_DIR.joinpath("site.css").read_text("utf-8")
+def _colours(css: str) -> tuple[dict, dict]:
+    """The --pv- colours of a sheet's light block and of its dark one, read here."""
     light, dark = css.split("@media (prefers-color-scheme: dark)", 1)
-    for colours, text in ((style.LIGHT, light), (style.DARK, dark.split("}")[0])):
-        found = dict(re.findall(r"--pv-([a-z]+):\s*(#[0-9a-f]{6})", text))
-        assert found == colours
+    return tuple(
+        dict(re.findall(r"--pv-([a-z]+):\s*(#[0-9a-f]{6})", text))
+        for text in (light, dark.split("}")[0])
+    )
+
+
+def test_the_figures_use_the_page_stylesheets_colours_in_light_and_dark():
+    """The palette is named once, in site.css: the figures' shadow roots get the same."""
+    light, dark = _colours(page.STATIC_DIR.joinpath("site.css").read_text("utf-8"))
+    assert len(light) == 7 and light.keys() == dark.keys() and light != dark
+    assert (style.LIGHT, style.DARK) == (light, dark)
+    for sheet in (style.VARIABLES, style.SITE_CSS, style.PAGE_CSS):
+        assert _colours(sheet) == (light, dark)
+
+
+def test_a_stylesheet_without_its_palette_names_the_file():
+    with pytest.raises(ValueError, match=r"site\.css: wants a :root block.*dark: \[\]"):
+        styles.palette(":root { --pv-ink: #000000; }", "site.css")
+
+
+def test_the_text_panes_share_the_pages_text_rules():
+    shared = styles.block(page.STATIC_DIR.joinpath("site.css").read_text("utf-8"), "text")
+    assert "h2 {" in shared and ".posviz-sr {" in shared and style.TEXT_CSS.startswith(shared)
+    with pytest.raises(ValueError, match=r"site\.css: wants a block from /\* posviz:text"):
+        styles.block("h2 { color: red; }", "text", "site.css")
 
 
 def test_the_template_escapes_what_it_is_given():

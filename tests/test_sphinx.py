@@ -4,6 +4,7 @@ import pytest
 
 sphinx = pytest.importorskip("sphinx")
 
+from tests.support.imports import imported  # noqa: E402  (after the importorskip)
 from tests.support.sphinx_project import (  # noqa: E402  (after the importorskip)
     INDEX,
     NESTED,
@@ -127,12 +128,4 @@ def test_posviz_site_that_is_not_a_site_is_named(tmp_path):
 
 
 def test_the_module_imports_neither_sphinx_nor_panel():
-    import subprocess
-    import sys
-
-    probe = (
-        "import sys, posviz.sphinx; "
-        "print(sorted(m for m in ('sphinx', 'docutils', 'panel') if m in sys.modules))"
-    )
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
-    assert result.stdout.strip() == "[]", result.stderr
+    assert imported("import posviz.sphinx", ("sphinx", "docutils", "panel"))[0] == []

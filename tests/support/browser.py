@@ -96,6 +96,28 @@ def static_server(folder: Path, overrides: dict | None = None):
         server.server_close()
 
 
+class Held:
+    """``static_server`` of ``site`` whose files matching ``pattern`` wait until ``release``.
+
+    Use it as ``with Held(site, "pyodide/*") as url:`` (or enter it later);
+    ``extra`` adds overrides of its own. Leaving it releases the files.
+    """
+
+    def __init__(self, site, pattern: str, extra=None):
+        self.event = threading.Event()
+        self.server = static_server(site, {pattern: lambda _: self.event, **(extra or {})})
+
+    def __enter__(self):
+        return self.server.__enter__()
+
+    def release(self):
+        self.event.set()
+
+    def __exit__(self, *exc):
+        self.event.set()
+        return self.server.__exit__(*exc)
+
+
 def launch(playwright):
     """Debian's Chromium, headless, behind the dead proxy."""
     if not Path(CHROMIUM).exists():

@@ -31,3 +31,43 @@ def assert_not_clipped(page, element):
     box = element.bounding_box()
     assert box["height"] >= content, (box, content)
     assert frame.evaluate("document.documentElement.scrollHeight <= window.innerHeight + 1")
+
+
+# A page that posts a tiny height to its parent, as a stranger would; the docs
+# tests serve it as evil.html beside the docs.
+EVIL = """<script>
+parent.postMessage({posviz: "height", height: 40}, "*");
+</script>"""
+
+
+def assert_foreign_heights_ignored(page, element, frame, docs: str):
+    """Only a height posted by the iframe from the site's origin moves ``element``.
+
+    ``docs`` is the URL that serves the docs, the site and ``evil.html`` (``EVIL``);
+    ``frame`` is ``element``'s frame. The iframe is left showing ``evil.html``.
+    """
+    page.wait_for_function("(e) => e.dataset.posvizHeight", arg=element.element_handle())
+    height = element.bounding_box()["height"]
+    assert height > 600
+    # Every message the page receives, heard after the embed script has seen it.
+    page.evaluate(
+        "() => { window.heard = []; window.addEventListener('message',"
+        " (e) => window.heard.push(e.origin + ' ' + (e.data && e.data.height))); }"
+    )
+    heard = "(entry) => window.heard.includes(entry)"
+    # The embedding page itself posts a height: not from the iframe, not heard.
+    page.evaluate("() => window.postMessage({posviz: 'height', height: 40}, '*')")
+    page.wait_for_function(heard, arg=f"{docs} 40")
+    assert element.bounding_box()["height"] == height
+    # The iframe is navigated to a page of another origin (localhost is not
+    # 127.0.0.1) that posts a height: the origin is not the site's, not heard.
+    other = docs.replace("127.0.0.1", "localhost")
+    frame.goto(f"{other}/evil.html")
+    page.wait_for_function(heard, arg=f"{other} 40")
+    assert element.bounding_box()["height"] == height
+    # The check can fail: the same message from the site's own origin is heard,
+    # and the iframe is then held at its least height (560 px by default).
+    element.evaluate("(frame, src) => { frame.src = src; }", f"{docs}/evil.html")
+    page.wait_for_function(
+        "(e) => e.getBoundingClientRect().height === 560", arg=element.element_handle()
+    )

@@ -19,6 +19,9 @@ def script(name: str) -> str:
 
 FINGERPRINT_JS = script("fingerprint.js")
 DEEP_FOCUS_JS = script("deep_focus.js")
+# Scripts to run before a page's own (add_init_script, or injected first in its <head>).
+STATUS_HISTORY_JS = script("status_history.js")
+RUNTIME_HISTORY_JS = script("runtime_history.js")
 SERIOUS = {"serious", "critical"}
 LIVE = 120_000  # a cold Pyodide start on 2 cores takes ~10 s; leave room for a loaded CI
 

@@ -22,7 +22,13 @@ from urllib.parse import urlparse
 import pytest
 
 from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, seal, static_server
-from tests.support.pages import Blocked, press_on_slider, wait_for_change, wait_for_plot
+from tests.support.pages import (
+    Blocked,
+    new_page,
+    press_on_slider,
+    wait_for_change,
+    wait_for_plot,
+)
 
 pytestmark = pytest.mark.browser
 LIVE = 120_000
@@ -87,28 +93,37 @@ def goes_live_and_answers(frame, plot: str):
     return frame.evaluate("window.posvizRuntime")
 
 
+def live_with_storage(context, two_sites: str, storage: dict, premise: str):
+    """The embedded figure in a new page of ``context``, live and answering.
+
+    First proves the premise: the frame's storage is ``storage``. Returns the
+    runtime the figure joined, and the page with the errors it raised.
+    """
+    page = new_page(context)
+    frame = embedded_figure(page, two_sites)
+    assert frame.evaluate(STORAGE_JS) == storage, f"the premise: {premise}"
+    return goes_live_and_answers(frame, BARS), page
+
+
 def test_blocked_storage_the_figure_goes_live_in_a_dedicated_worker(browser, two_sites):
     blocked = Blocked()
     context = seal(browser.new_context(), blocked)
     try:
-        page = context.new_page()
-        errors = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        frame = embedded_figure(page, two_sites)
-        storage = frame.evaluate(STORAGE_JS)
-        assert storage == {
+        blocked_storage = {
             "localStorage": "SecurityError",
             "locks": "SecurityError",
             "storageAccess": False,
-        }, "the premise: this frame's storage is blocked"
-        runtime = goes_live_and_answers(frame, BARS)
+        }
+        runtime, page = live_with_storage(
+            context, two_sites, blocked_storage, "this frame's storage is blocked"
+        )
         assert runtime["shared"] is False  # the SharedWorker was refused
         # A first-party page in the same profile still gets the shared runtime.
         first = context.new_page()
         first.goto(f"{two_sites}/figure-710.html")
         own = goes_live_and_answers(first.main_frame, HANDS)
         assert own["shared"] is True
-        assert blocked == [] and errors == []
+        assert blocked == [] and page.errors == []
     finally:
         context.close()
 
@@ -122,13 +137,10 @@ def test_partitioned_storage_the_figure_goes_live_in_its_own_shared_runtime(chro
     blocked = Blocked()
     try:
         context = seal(browser.new_context(), blocked)
-        page = context.new_page()
-        frame = embedded_figure(page, two_sites)
-        storage = frame.evaluate(STORAGE_JS)
-        assert storage == {"localStorage": "ok", "locks": "ok", "storageAccess": False}, (
-            "the premise: this frame has storage of its own, not the site's"
+        own_storage = {"localStorage": "ok", "locks": "ok", "storageAccess": False}
+        runtime, _ = live_with_storage(
+            context, two_sites, own_storage, "this frame has storage of its own, not the site's"
         )
-        runtime = goes_live_and_answers(frame, BARS)
         assert runtime["shared"] is True
         assert blocked == []
     finally:
@@ -158,13 +170,10 @@ def test_allowed_storage_the_figure_goes_live_in_the_shared_runtime(chromium, tw
         blocked,
     )
     try:
-        page = context.new_page()
-        frame = embedded_figure(page, two_sites)
-        storage = frame.evaluate(STORAGE_JS)
-        assert storage == {"localStorage": "ok", "locks": "ok", "storageAccess": True}, (
-            "the premise: this frame has the site's own storage"
+        sites_storage = {"localStorage": "ok", "locks": "ok", "storageAccess": True}
+        runtime, _ = live_with_storage(
+            context, two_sites, sites_storage, "this frame has the site's own storage"
         )
-        runtime = goes_live_and_answers(frame, BARS)
         assert runtime["shared"] is True
         assert blocked == []
     finally:

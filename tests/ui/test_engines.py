@@ -37,6 +37,7 @@ import pytest
 from posviz.compose.style import DARK
 from tests.support.browser import static_server
 from tests.support.engines import ENGINES, MissingEngine, start
+from tests.support.pages import RUNTIME_HISTORY_JS, STATUS_HISTORY_JS
 
 pytestmark = [pytest.mark.browser, pytest.mark.engines]
 LIVE = 240.0  # s: a cold start on a loaded 2-core machine, with the others starting too
@@ -59,26 +60,7 @@ for _name in CHOSEN:
 
 # Every text the status line shows and every runtime the page joined, in order:
 # a note or a first runtime can be gone before a test looks.
-HISTORY = """
-window.posvizStatusHistory = [];
-window.posvizRuntimes = [];
-new MutationObserver(() => {
-  const bar = document.querySelector(".posviz-status");
-  const text = bar ? bar.textContent : "";
-  const seen = window.posvizStatusHistory;
-  if (text && seen[seen.length - 1] !== text) seen.push(text);
-}).observe(document, {subtree: true, childList: true, characterData: true});
-let joined = null;
-Object.defineProperty(window, "posvizRuntime", {
-  configurable: true,
-  get: () => joined,
-  set: (runtime) => {
-    joined = runtime;
-    const seen = window.posvizRuntimes;
-    if (runtime && !seen.includes(runtime.id)) seen.push(runtime.id);
-  },
-});
-"""
+HISTORY = STATUS_HISTORY_JS + "\n" + RUNTIME_HISTORY_JS + "\n"
 
 
 def inject(script: str, overrides=None):

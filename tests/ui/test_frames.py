@@ -4,13 +4,12 @@ The test server holds back the Pyodide runtime, so the page stays a preview
 for as long as a test wants; then it lets go and the page goes live.
 """
 
-import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.support.browser import static_server
+from tests.support.browser import Held
 from tests.support.pages import fingerprint, press_on_slider, slider_title, wait_for_plot
 
 pytestmark = pytest.mark.browser
@@ -20,24 +19,9 @@ READY = (
 )
 PROBE = (Path(__file__).parent / "frames_probe.js").read_text("utf-8")
 TOPIC = "topic-positional-encoding.html"
-
-
-class Held:
-    """A static server of the site whose Pyodide files wait until ``release``."""
-
-    def __init__(self, site, extra=None):
-        self.event = threading.Event()
-        self.server = static_server(site, {"pyodide/*": lambda _: self.event, **(extra or {})})
-
-    def __enter__(self):
-        return self.server.__enter__()
-
-    def release(self):
-        self.event.set()
-
-    def __exit__(self, *exc):
-        self.event.set()
-        return self.server.__exit__(*exc)
+# Set one widget of a figure, as the reader would: the page's step runs on its change.
+SET_WIDGET_JS = (Path(__file__).parent / "set_widget.js").read_text("utf-8")
+PYODIDE = "pyodide/*"  # held back: the page shows its frames before Python is up
 
 
 def open_preview(page, url):
@@ -63,7 +47,7 @@ def alternative(page, index):
 
 
 def test_a_slider_moved_on_the_preview_answers_by_keyboard_and_pointer(built_site, page, blocked):
-    with Held(built_site) as url:
+    with Held(built_site, PYODIDE) as url:
         open_preview(page, f"{url}/{TOPIC}")
         assert page.evaluate("document.body.dataset.posvizFrames") == "ready"
         # Keyboard: figure 710's pos, one step right.
@@ -102,7 +86,7 @@ def test_a_slider_moved_on_the_preview_answers_by_keyboard_and_pointer(built_sit
 
 
 def test_a_value_set_on_the_preview_is_kept_when_python_takes_over(built_site, page, blocked):
-    held = Held(built_site)
+    held = Held(built_site, PYODIDE)
     with held as url:
         open_preview(page, f"{url}/figure-710.html")
         for _ in range(25):
@@ -126,7 +110,7 @@ def test_a_value_set_on_the_preview_is_kept_when_python_takes_over(built_site, p
 
 
 def test_a_deep_link_with_a_frame_is_shown_at_paint(built_site, page):
-    with Held(built_site) as url:
+    with Held(built_site, PYODIDE) as url:
         open_preview(page, f"{url}/figure-710.html?pos=30")
         assert page.evaluate("posvizFrames.state[710]") == "frame"
         assert slider_title(page, 0, 0) == "pos: 30"
@@ -134,7 +118,7 @@ def test_a_deep_link_with_a_frame_is_shown_at_paint(built_site, page):
 
 
 def test_two_sliders_moved_wait_for_python_with_a_visible_computing_state(built_site, page):
-    held = Held(built_site)
+    held = Held(built_site, PYODIDE)
     with held as url:
         open_preview(page, f"{url}/figure-7256.html")
         press_on_slider(page, 0, 0)
@@ -160,7 +144,7 @@ def test_two_sliders_moved_wait_for_python_with_a_visible_computing_state(built_
     ids=["missing", "corrupt"],
 )
 def test_missing_or_corrupt_frames_say_computing_never_a_wrong_plot(built_site, page, damage):
-    held = Held(built_site, damage)
+    held = Held(built_site, PYODIDE, damage)
     with held as url:
         page.goto(f"{url}/figure-710.html")
         page.wait_for_function(READY, timeout=60_000)
@@ -259,20 +243,14 @@ def test_frames_applied_in_the_page_give_the_models_the_python_step_gives(
     doc = Document()
     doc.add_root(pn.panel(figure).get_root(doc))
     defaults = figure.values()
-    with Held(built_site) as url:
+    with Held(built_site, PYODIDE) as url:
         open_preview(page, f"{url}/figure-{figure_id}.html")
         assert page.evaluate(f"posvizFrames.loaded[{figure_id}]") == "ready"
         for name, value in [*MOVES[figure_id], (None, None)]:
             if name is not None:
                 # As the widget would: the page's step runs on the widget's change.
                 page.evaluate(
-                    """([id, name, value]) => {
-                      const f = posvizFrames.figures[id];
-                      const s = f.index.sliders.find((x) => x.name === name);
-                      const w = f.models.widgets[name];
-                      if (s.kind === 'buttons') w.active = s.options.indexOf(value);
-                      else w.value = value;
-                    }""",
+                    SET_WIDGET_JS,
                     [figure_id, name, value],
                 )
                 setattr(figure, name, value)
@@ -284,13 +262,7 @@ def test_frames_applied_in_the_page_give_the_models_the_python_step_gives(
                 same(js[key], py[key], f"{name}={value} {key}")
             if name is not None:  # back to the opening state: each move is one slider's
                 page.evaluate(
-                    """([id, name, value]) => {
-                      const f = posvizFrames.figures[id];
-                      const s = f.index.sliders.find((x) => x.name === name);
-                      const w = f.models.widgets[name];
-                      if (s.kind === 'buttons') w.active = s.options.indexOf(value);
-                      else w.value = value;
-                    }""",
+                    SET_WIDGET_JS,
                     [figure_id, name, defaults[name]],
                 )
                 for other in figure.sliders():
@@ -314,7 +286,7 @@ def serious_axe(page) -> list[str]:
 def test_the_preview_tier_has_no_serious_axe_violations_with_a_frame_or_computing(
     built_site, page, blocked
 ):
-    with Held(built_site) as url:
+    with Held(built_site, PYODIDE) as url:
         open_preview(page, f"{url}/figure-7256.html")
         page.locator(".noUi-handle[aria-label]").first.wait_for(state="attached")
         press_on_slider(page, 0, 0)

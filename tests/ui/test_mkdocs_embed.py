@@ -3,15 +3,16 @@
 import pytest
 
 from tests.support.browser import static_server
-from tests.support.embedded import assert_not_clipped, live_frames
+from tests.support.embedded import (
+    EVIL,
+    assert_foreign_heights_ignored,
+    assert_not_clipped,
+    live_frames,
+)
 from tests.support.mkdocs_project import PAGES, build_docs
 from tests.support.pages import fingerprint, slider_title, wait_for_change
 
 pytestmark = pytest.mark.browser
-
-EVIL = """<script>
-parent.postMessage({posviz: "height", height: 40}, "*");
-</script>"""
 
 
 @pytest.fixture(scope="module")
@@ -46,28 +47,7 @@ def test_two_page_mkdocs_project_goes_live_offline(docs, page, blocked):
     assert wait_for_change(hands_frame, "posviz-710-hands", before) != before
 
     # Height messages from elsewhere are ignored (the script's origin checks).
-    height = hands.bounding_box()["height"]
-    assert height > 600
-    page.evaluate(
-        "() => { window.heard = []; window.addEventListener('message',"
-        " (e) => window.heard.push(e.origin + ' ' + (e.data && e.data.height))); }"
-    )
-    heard = "(entry) => window.heard.includes(entry)"
-    # The embedding page itself posts a height: not from the iframe, not heard.
-    page.evaluate("() => window.postMessage({posviz: 'height', height: 40}, '*')")
-    page.wait_for_function(heard, arg=f"{docs} 40")
-    assert hands.bounding_box()["height"] == height
-    # The iframe shows a page of another origin (localhost is not 127.0.0.1): not heard.
-    other = docs.replace("127.0.0.1", "localhost")
-    hands_frame.goto(f"{other}/evil.html")
-    page.wait_for_function(heard, arg=f"{other} 40")
-    assert hands.bounding_box()["height"] == height
-    # The check can fail: the same message from the site's own origin is heard, and
-    # the iframe is held at the line's least height (560 px by default).
-    hands.evaluate("(frame, src) => { frame.src = src; }", f"{docs}/evil.html")
-    page.wait_for_function(
-        "(e) => e.getBoundingClientRect().height === 560", arg=hands.element_handle()
-    )
+    assert_foreign_heights_ignored(page, hands, hands_frame, docs)
 
     # The page two folders down (MkDocs' directory URLs: more/second/).
     page.goto(f"{docs}/more/second/")

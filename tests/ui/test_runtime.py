@@ -9,6 +9,7 @@ Headless Chromium, network blocked, the built export on loopback.
 import pytest
 
 from tests.support.pages import (
+    STATUS_HISTORY_JS,
     fingerprint,
     new_page,
     press_on_slider,
@@ -176,21 +177,8 @@ def test_without_extended_lifetime_open_pages_share_and_navigation_restarts(
     assert first.errors == []
 
 
-# Every text the status line shows, kept in order: a note can be on screen for
-# less than one of Playwright's polls.
-STATUS_HISTORY = """
-window.posvizStatusHistory = [];
-new MutationObserver(() => {
-  const bar = document.querySelector(".posviz-status");
-  const text = bar ? bar.textContent : "";
-  const seen = window.posvizStatusHistory;
-  if (text && seen[seen.length - 1] !== text) seen.push(text);
-}).observe(document, {subtree: true, childList: true, characterData: true});
-"""
-
-
 def test_a_runtime_that_dies_while_starting_is_replaced(static_site, context):
-    context.add_init_script(STATUS_HISTORY)
+    context.add_init_script(STATUS_HISTORY_JS)
     page = new_page(context)
     page.goto(f"{static_site}/figure-96.html")
     page.wait_for_function(

@@ -1,12 +1,14 @@
 """posviz.sphinx in a real two-page Sphinx project, in headless Chromium, network blocked."""
 
-import functools
-import http.server
-import threading
-
 import pytest
 
-from tests.support.embedded import assert_not_clipped, live_frames
+from tests.support.browser import static_server
+from tests.support.embedded import (
+    EVIL,
+    assert_foreign_heights_ignored,
+    assert_not_clipped,
+    live_frames,
+)
 from tests.support.pages import slider_title
 from tests.support.sphinx_project import INDEX, NESTED, SECOND, build_docs
 
@@ -15,12 +17,8 @@ pytestmark = pytest.mark.browser
 # --- a real two-page project, in headless Chromium, network blocked ------------
 
 
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-def serve_docs(built_site, root, builder: str = "html"):
+def docs_folder(built_site, root, builder: str = "html"):
+    """The docs built by ``builder``, with ``evil.html`` and ``nan.html`` beside them."""
     code, warnings = build_docs(
         root / "src",
         root / "out",
@@ -31,25 +29,21 @@ def serve_docs(built_site, root, builder: str = "html"):
     assert code == 0, warnings
     (root / "out" / "evil.html").write_text(EVIL, "utf-8")
     (root / "out" / "nan.html").write_text(EVIL.replace("40", "NaN"), "utf-8")
-    handler = functools.partial(QuietHandler, directory=str(root / "out"))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
+    return root / "out"
 
 
 @pytest.fixture(scope="module")
 def docs(built_site, tmp_path_factory):
-    server = serve_docs(built_site, tmp_path_factory.mktemp("docs"))
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with static_server(docs_folder(built_site, tmp_path_factory.mktemp("docs"))) as url:
+        yield url
 
 
 # html's nested page is test_two_page_sphinx_project_goes_live_offline's second half.
 @pytest.fixture(scope="module", params=["dirhtml", "singlehtml"])
 def other_builder_docs(request, built_site, tmp_path_factory):
-    server = serve_docs(built_site, tmp_path_factory.mktemp(request.param), request.param)
-    yield request.param, f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    folder = docs_folder(built_site, tmp_path_factory.mktemp(request.param), request.param)
+    with static_server(folder) as url:
+        yield request.param, url
 
 
 def test_two_page_sphinx_project_goes_live_offline(docs, page, blocked):
@@ -76,39 +70,10 @@ def test_two_page_sphinx_project_goes_live_offline(docs, page, blocked):
     assert page.errors == []
 
 
-EVIL = """<script>
-parent.postMessage({posviz: "height", height: 40}, "*");
-</script>"""
-
-
 def test_height_messages_from_elsewhere_are_ignored(docs, page):
     page.goto(f"{docs}/index.html")
     (hands, hands_frame), _ = live_frames(page, 2)
-    page.wait_for_function("(e) => e.dataset.posvizHeight", arg=hands.element_handle())
-    height = hands.bounding_box()["height"]
-    assert height > 600
-    # Every message the page receives, heard after the embed script has seen it.
-    page.evaluate(
-        "() => { window.heard = []; window.addEventListener('message',"
-        " (e) => window.heard.push(e.origin + ' ' + (e.data && e.data.height))); }"
-    )
-    heard = "(entry) => window.heard.includes(entry)"
-    # The embedding page itself posts a height: not from the iframe, not heard.
-    page.evaluate("() => window.postMessage({posviz: 'height', height: 40}, '*')")
-    page.wait_for_function(heard, arg=f"{docs} 40")
-    assert hands.bounding_box()["height"] == height
-    # The iframe is navigated to a page of another origin (localhost is not
-    # 127.0.0.1) that posts a height: the origin is not the site's, not heard.
-    other = docs.replace("127.0.0.1", "localhost")
-    hands_frame.goto(f"{other}/evil.html")
-    page.wait_for_function(heard, arg=f"{other} 40")
-    assert hands.bounding_box()["height"] == height
-    # The check can fail: the same message from the site's own origin is heard,
-    # and the iframe is then held at the directive's height (560 px by default).
-    hands.evaluate("(frame, src) => { frame.src = src; }", f"{docs}/evil.html")
-    page.wait_for_function(
-        "(e) => e.getBoundingClientRect().height === 560", arg=hands.element_handle()
-    )
+    assert_foreign_heights_ignored(page, hands, hands_frame, docs)
 
 
 def test_the_nested_pages_figure_goes_live_offline_under_other_builders(

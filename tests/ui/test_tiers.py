@@ -4,33 +4,13 @@ The test server holds back Panel's wheel, so the worker gets as far as its
 numpy tier and no further until the test lets go; then Panel takes over.
 """
 
-import threading
-
 import pytest
 
-from tests.ui.browser import static_server
+from tests.support.browser import Held
 
 pytestmark = pytest.mark.browser
 LIVE = 120_000
 PANEL = "wheels/panel-*"
-
-
-class HeldPanel:
-    """A static server of the site whose Panel wheel waits until ``release``."""
-
-    def __init__(self, site):
-        self.event = threading.Event()
-        self.server = static_server(site, {PANEL: lambda _: self.event})
-
-    def __enter__(self):
-        return self.server.__enter__()
-
-    def release(self):
-        self.event.set()
-
-    def __exit__(self, *exc):
-        self.event.set()
-        return self.server.__exit__(*exc)
 
 
 def press(page, slider: int, times: int = 1):
@@ -54,7 +34,7 @@ def drawn(page, plot: str) -> bool:
 
 
 def test_two_sliders_answer_from_numpy_before_panel_and_panel_keeps_them(built_site, page, blocked):
-    held = HeldPanel(built_site)
+    held = Held(built_site, PANEL)
     with held as url:
         page.goto(f"{url}/figure-7256.html")
         page.wait_for_function(
@@ -88,7 +68,7 @@ def test_two_sliders_answer_from_numpy_before_panel_and_panel_keeps_them(built_s
 
 
 def test_a_deep_link_with_three_values_answers_from_numpy(built_site, page, blocked):
-    with HeldPanel(built_site) as url:
+    with Held(built_site, PANEL) as url:
         page.goto(f"{url}/figure-4121.html?scheme=axial&side=10&row=9")
         page.wait_for_function("() => posvizFrames.state[4121] === 'python'", timeout=LIVE)
         assert page.evaluate("document.body.dataset.posviz") == "loading"

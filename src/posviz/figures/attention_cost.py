@@ -97,15 +97,3 @@ class AttentionCost(Figure):
     def plots(self):
         """The cost plot."""
         return [hv.DynamicMap(self.cost_plot)]
-
-    def readout(self) -> str:
-        """k, m, the window/axial ratio, where the curves cross, and what is clipped where."""
-        return frames.readout(self.values())
-
-    def describe(self) -> str:
-        """A short sentence saying what the plots show at the current values."""
-        return frames.describe(self.values())
-
-    def table(self) -> tuple[str, list[str], list[tuple]]:
-        """Entries per layer at a few image sides."""
-        return frames.table(self.values())

@@ -5,6 +5,7 @@ parameters are the sliders, its ``@param.depends`` methods return HoloViews
 elements, and ``__panel__`` lays out widgets, plot, current values and caption.
 """
 
+import inspect
 import weakref
 from contextlib import ExitStack, contextmanager
 from typing import ClassVar
@@ -267,23 +268,43 @@ class Figure(pn.viewable.Viewer):
         """The live HoloViews objects (DynamicMaps), left to right."""
         raise NotImplementedError
 
+    def _written(self, text: str):
+        """The frame module's function that writes ``text`` (``"readout"``), or None.
+
+        The same functions the worker's numpy tier calls (``runtime.compute``), so
+        the two tiers say the same.
+        """
+        return getattr(inspect.getmodule(self.frame_of), text, None) if self.frame_of else None
+
     def readout(self) -> str:
-        """The current values and what they give, as Markdown."""
+        """The current values and what they give, as Markdown.
+
+        By default the frame module's ``readout(values)``; a figure without one
+        overrides this.
+        """
+        if written := self._written("readout"):
+            return written(self.values())
         raise NotImplementedError
 
     def describe(self) -> str:
         """A short sentence saying what the plots show at the current values.
 
         The text alternative of the plots; by default the readout without its
-        Markdown. A figure says more by overriding it.
+        Markdown, unless the frame module writes it (``describe(values)``). A
+        figure says more by overriding it.
         """
+        if written := self._written("describe"):
+            return written(self.values())
         return f"{self.title}: " + self.readout().replace("**", "").replace("  \n", " ")
 
     def table(self) -> tuple[str, list[str], list[tuple]]:
         """The plots' current data as (caption, column names, rows) for "Show the numbers".
 
-        By default the slider values; a figure overrides it with what it plots.
+        By default the frame module's ``table(values)``, if it has one, else the
+        slider values; a figure overrides it with what it plots.
         """
+        if written := self._written("table"):
+            return written(self.values())
         values = [(self.param[name].label, getattr(self, name)) for name in self.sliders()]
         return ("Slider values", ["slider", "value"], values)
 

@@ -147,15 +147,3 @@ class ClockHands(Figure):
     def gap(self) -> str:
         """The largest gap between the two curves, as text (``frames.gap``)."""
         return frames.gap(self.values())
-
-    def readout(self) -> str:
-        """pos, d_model, the slowest hand and the largest gap between the two curves."""
-        return frames.readout(self.values())
-
-    def describe(self) -> str:
-        """A short sentence saying what the plots show at the current values."""
-        return frames.describe(self.values())
-
-    def table(self) -> tuple[str, list[str], list[tuple]]:
-        """The dot-product curves every 10 offsets."""
-        return frames.table(self.values())

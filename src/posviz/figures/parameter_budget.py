@@ -180,15 +180,3 @@ class ParameterBudget(Figure):
     def plots(self):
         """The bars."""
         return [hv.DynamicMap(self.bars)]
-
-    def readout(self) -> str:
-        """The sizes, the total and two shares worth noticing."""
-        return frames.readout(self.values())
-
-    def describe(self) -> str:
-        """A short sentence saying what the plots show at the current values."""
-        return frames.describe(self.values())
-
-    def table(self) -> tuple[str, list[str], list[tuple]]:
-        """Parameters per role, in millions."""
-        return frames.table(self.values())

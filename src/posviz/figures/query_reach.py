@@ -178,15 +178,3 @@ class QueryReach(Figure):
     def plots(self):
         """One layer (left), two layers (right)."""
         return [hv.DynamicMap(self.one_layer), hv.DynamicMap(self.two_layers)]
-
-    def readout(self) -> str:
-        """The scheme, the query and how many pixels reach it after one and two layers."""
-        return frames.readout(self.values())
-
-    def describe(self) -> str:
-        """A short sentence saying what the plots show at the current values."""
-        return frames.describe(self.values())
-
-    def table(self) -> tuple[str, list[str], list[tuple]]:
-        """Per row, the columns that reach the query after one layer."""
-        return frames.table(self.values())

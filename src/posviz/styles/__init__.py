@@ -3,31 +3,53 @@
 Panel renders each component in its own shadow root, so a rule reaches only
 the elements of the component it is given to: text styles go to each text
 pane, figure rules to the figure's own layouts, widget rules to each widget.
-Colours meet WCAG AA (4.5:1 for text) in both schemes; ``DARK`` and ``LIGHT``
-are the one place they are named. The rules themselves are the ``.css`` files
-beside this module, loaded through ``posviz.assets``.
+Colours meet WCAG AA (4.5:1 for text) in both schemes. They are named once, in
+the page's stylesheet (``compose/static/site.css``), which must stand alone with
+scripts off; ``LIGHT`` and ``DARK`` are read from it. The rules themselves are
+the ``.css`` files beside this module, loaded through ``posviz.assets``.
 """
+
+import re
 
 from posviz import assets
 
-LIGHT = {
-    "ink": "#1d2433",
-    "muted": "#4f586a",
-    "accent": "#1b5797",
-    "rule": "#d5dae3",
-    "paper": "#ffffff",
-    "chip": "#e8eef8",
-    "focus": "#1b5797",
-}
-DARK = {
-    "ink": "#e6e9ef",
-    "muted": "#aab2c0",
-    "accent": "#8cbcf5",
-    "rule": "#3a4252",
-    "paper": "#151a23",
-    "chip": "#243047",
-    "focus": "#8cbcf5",
-}
+PAGE_STYLESHEET = "compose/static/site.css"  # of the package posviz
+
+_COLOUR = re.compile(r"--pv-([a-z]+):\s*(#[0-9a-f]{6})\s*;")
+_DARK = "(prefers-color-scheme: dark)"  # the media query of the dark block
+
+
+def palette(css: str, where: str = PAGE_STYLESHEET) -> tuple[dict, dict]:
+    """The light and dark colours a stylesheet names: its ``:root`` block, then the dark one.
+
+    Raises ``ValueError`` naming ``where`` when either block is missing or the two
+    name different colours.
+    """
+    light, dark = css.partition(_DARK)[::2]
+    light = dict(_COLOUR.findall(light.partition(":root")[2].partition("}")[0]))
+    dark = dict(_COLOUR.findall(dark.partition("}")[0]))
+    if not light or not dark or light.keys() != dark.keys():
+        raise ValueError(
+            f"{where}: wants a :root block of --pv-NAME: #rrggbb; colours and an @media"
+            f" {_DARK} block naming the same ones"
+            f" (light: {sorted(light)}, dark: {sorted(dark)})"
+        )
+    return light, dark
+
+
+def block(css: str, name: str, where: str = PAGE_STYLESHEET) -> str:
+    """The rules between ``/* posviz:NAME ... */`` and ``/* /posviz:NAME */`` in a stylesheet.
+
+    Raises ``ValueError`` naming ``where`` when either marker is missing.
+    """
+    start, end = f"/* posviz:{name}", f"/* /posviz:{name} */"
+    if start not in css or end not in css.partition(start)[2]:
+        raise ValueError(f"{where}: wants a block from {start}: ... */ to {end}")
+    return css.partition(start)[2].partition("*/")[2].partition(end)[0].lstrip("\n")
+
+
+_PAGE = assets.source("posviz", PAGE_STYLESHEET)
+LIGHT, DARK = palette(_PAGE)
 
 
 def _variables(colours: dict) -> str:
@@ -55,7 +77,9 @@ SITE_CSS = VARIABLES + NO_MIN_WIDTH + _sheet("site") + REDUCED_MOTION
 # The page outside Panel's components: body colours, and what printing hides.
 PAGE_CSS = VARIABLES + _sheet("page") + REDUCED_MOTION
 
-TEXT_CSS = _sheet("text") + REDUCED_MOTION
+# A text pane in its shadow root reads like the page's text: the rules they share
+# are the page stylesheet's posviz:text block.
+TEXT_CSS = block(_PAGE, "text") + _sheet("text") + REDUCED_MOTION
 
 NOTICE_CSS = _sheet("notice") + REDUCED_MOTION
 
@@ -71,8 +95,14 @@ WRAP_CSS = _sheet("wrap")
 # Widgets: visible focus, themed slider, and no transitions when motion is reduced.
 WIDGET_CSS = _sheet("widget") + REDUCED_MOTION
 
-# Bokeh plot colours per scheme; the page's script applies the dark set.
+# Bokeh plot colours per scheme, the page's paper and ink; the page's script applies
+# the dark set. Dark axis labels are lighter than the text's muted colour.
 PLOT_THEMES = {
-    "light": {"paper": "#ffffff", "ink": "#1d2433", "muted": "#4f586a", "grid": "#e3e6ec"},
-    "dark": {"paper": "#151a23", "ink": "#e6e9ef", "muted": "#c0c7d3", "grid": "#2f3645"},
+    "light": {
+        "paper": LIGHT["paper"],
+        "ink": LIGHT["ink"],
+        "muted": LIGHT["muted"],
+        "grid": "#e3e6ec",
+    },
+    "dark": {"paper": DARK["paper"], "ink": DARK["ink"], "muted": "#c0c7d3", "grid": "#2f3645"},
 }
