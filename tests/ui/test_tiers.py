@@ -16,11 +16,31 @@ PANEL = "wheels/panel-*"
 
 
 class HeldPanel:
-    """A static server of the site whose Panel wheel waits until ``release``."""
+    """A static server of the site whose Panel wheel waits until ``release``.
+
+    ``requested`` lists, in the order the server got them, the requests for
+    Panel's wheel and for the numpy tier's wheels (numpy's and posviz's).
+    """
 
     def __init__(self, site):
         self.event = threading.Event()
-        self.server = static_server(site, {PANEL: lambda _: self.event})
+        self.requested: list[str] = []
+
+        def seen(name, answer):
+            def override(data):
+                self.requested.append(name)
+                return answer(data)
+
+            return override
+
+        self.server = static_server(
+            site,
+            {
+                PANEL: seen("panel", lambda _: self.event),
+                "pyodide/numpy-*.whl": seen("numpy", lambda data: data),
+                "wheels/posviz-*.whl": seen("posviz", lambda data: data),
+            },
+        )
 
     def __enter__(self):
         return self.server.__enter__()
@@ -88,7 +108,8 @@ def test_two_sliders_answer_from_numpy_before_panel_and_panel_keeps_them(built_s
 
 
 def test_a_deep_link_with_three_values_answers_from_numpy(built_site, page, blocked):
-    with HeldPanel(built_site) as url:
+    held = HeldPanel(built_site)
+    with held as url:
         page.goto(f"{url}/figure-4121.html?scheme=axial&side=10&row=9")
         page.wait_for_function("() => posvizFrames.state[4121] === 'python'", timeout=LIVE)
         assert page.evaluate("document.body.dataset.posviz") == "loading"
@@ -98,3 +119,7 @@ def test_a_deep_link_with_three_values_answers_from_numpy(built_site, page, bloc
         # The two grids hold the axial cross through (9, 8): 10 + 10 - 1 cells after one layer.
         assert "19 pixels after one layer" in text
         assert blocked == [] and page.errors == []
+        # The numpy tier's wheels were fetched once each (loadPackage got numpy's
+        # bytes from the worker), both before any file only Panel's tier needs.
+        assert sorted(held.requested[:2]) == ["numpy", "posviz"], held.requested
+        assert held.requested.count("numpy") == held.requested.count("posviz") == 1

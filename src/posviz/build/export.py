@@ -558,10 +558,24 @@ def write_worker(
     digest of the worker script, so of every wheel too) names the shared
     runtime: a page of a newer build never joins an older build's runtime.
     """
+    lock = distribution.load_lock(out / PYODIDE_DIR) if core else {"packages": {}}
+    early = distribution.dependency_closure(lock, NUMPY_TIER_PACKAGES) if core else []
     config = {
         "pyodide": pyodide_url,
         "core": [{"name": name, "sha256": digest} for name, digest in sorted((core or {}).items())],
         "lock_packages": list(LOCK_PACKAGES),
+        # The lock's package files, fetched and checked by the worker itself and
+        # handed to loadPackage: the numpy tier's (``numpy``) with Pyodide's core
+        # files, the rest after them. None with --cdn: loadPackage takes them there.
+        "packages": [
+            {
+                "name": name,
+                "path": f"{PYODIDE_DIR}{entry['file_name']}",
+                "sha256": entry["sha256"],
+                "numpy": name in early,
+            }
+            for name, entry in sorted(lock["packages"].items())
+        ],
         "wheels": [
             {
                 "path": f"{WHEEL_DIR}{name}",
