@@ -169,6 +169,12 @@ def test_the_site_ships_a_lock_of_its_own_packages_and_pins_what_it_wrote(built_
     for name, expected in pins.items():
         assert hashlib.sha256((folder / name).read_bytes()).hexdigest() == expected, name
     assert pins["pyodide.asm.wasm"] == distribution.CORE_PINS["pyodide.asm.wasm"]  # as upstream
+    # The worker fetches and checks the lock's files itself, numpy's with the core files.
+    listed = site_config(built_site)["packages"]
+    assert {(p["path"], p["sha256"]) for p in listed} == {
+        (f"pyodide/{entry['file_name']}", entry["sha256"]) for entry in lock["packages"].values()
+    }
+    assert [p["name"] for p in listed if p["numpy"]] == ["numpy"]
 
 
 def test_wheels_carry_bytecode_compiled_by_pyodide(built_site):
