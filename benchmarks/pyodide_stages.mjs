@@ -9,12 +9,14 @@
 // panel.io.pyodide imports XMLHttpRequest from js at import time; Node has none.
 globalThis.XMLHttpRequest = class { open() {} send() {} };
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 const siteDir = path.resolve(process.argv[2]);
 const routes = (process.argv[3] || "topic-positional-encoding").split(",");
 const src = fs.readFileSync(siteDir + "/posviz-worker.js", "utf8");
 const site = JSON.parse(src.slice(src.indexOf("const SITE = ") + 13, src.indexOf(";\nconst SHARED")));
-const { loadPyodide } = await import(siteDir + "/pyodide/pyodide.mjs");
+// The site ships pyodide.js, not the ES module (its worker runs it with importScripts).
+const { loadPyodide } = createRequire(import.meta.url)(siteDir + "/pyodide/pyodide.js");
 const T = {};
 const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 let c = cpu();

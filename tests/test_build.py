@@ -129,6 +129,52 @@ def test_posviz_wheel_carries_the_content_but_not_the_build(built_site):
     assert "posviz/runtime/boot.py" in names  # the worker's Python, a module of the wheel
     assert not any(name.startswith("posviz/build/") for name in names)
     assert not any(name.startswith("posviz/templates/") for name in names)  # posviz new's
+    # What only the host runs: the commands, the server, the docs plugins, posviz new.
+    for module in ("cli", "serve", "sphinx", "mkdocs", "embed", "scaffold"):
+        assert f"posviz/{module}.py" not in names
+        assert f"posviz/__pycache__/{module}.cpython-312.pyc" not in names
+    assert "posviz/embed.js" not in names
+    assert "posviz/__pycache__/urls.cpython-312.pyc" in names  # a leaf the browser imports
+
+
+def site_config(built_site) -> dict:
+    worker = (built_site / "posviz-worker.js").read_text()
+    return json.loads(worker.split("const SITE = ", 1)[1].split(";\nconst SHARED", 1)[0])
+
+
+def test_the_site_ships_a_lock_of_its_own_packages_and_pins_what_it_wrote(built_site):
+    from posviz.build import distribution
+
+    dist = distribution.assemble(packages=distribution.REQUIRED_PACKAGES)
+    upstream = json.loads((dist / "pyodide-lock.json").read_text())
+    folder = built_site / "pyodide"
+    lock = json.loads((folder / "pyodide-lock.json").read_text())
+    assert lock["info"] == upstream["info"]
+    # Exactly the package files the site holds, each as the upstream lock has it.
+    core = {"pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip"}
+    shipped = {p.name for p in folder.iterdir()} - core - {"pyodide-lock.json"}
+    assert {entry["file_name"] for entry in lock["packages"].values()} == shipped
+    assert {"numpy", "packaging"} <= set(lock["packages"])
+    for name, entry in lock["packages"].items():
+        assert entry == upstream["packages"][name]
+        assert set(entry["depends"]) <= set(lock["packages"]), name  # closed under depends
+        digest = hashlib.sha256((folder / entry["file_name"]).read_bytes()).hexdigest()
+        assert digest == entry["sha256"], name
+    assert len(upstream["packages"]) > 10 * len(lock["packages"])
+    # pyodide.mjs is for ES-module workers: the site's worker runs pyodide.js.
+    assert not (folder / "pyodide.mjs").exists()
+    # The worker checks each core file against the bytes the build wrote.
+    pins = {file["name"]: file["sha256"] for file in site_config(built_site)["core"]}
+    assert set(pins) == core | {"pyodide-lock.json"}
+    for name, expected in pins.items():
+        assert hashlib.sha256((folder / name).read_bytes()).hexdigest() == expected, name
+    assert pins["pyodide.asm.wasm"] == distribution.CORE_PINS["pyodide.asm.wasm"]  # as upstream
+    # The worker fetches and checks the lock's files itself, numpy's with the core files.
+    listed = site_config(built_site)["packages"]
+    assert {(p["path"], p["sha256"]) for p in listed} == {
+        (f"pyodide/{entry['file_name']}", entry["sha256"]) for entry in lock["packages"].values()
+    }
+    assert [p["name"] for p in listed if p["numpy"]] == ["numpy"]
 
 
 def test_wheels_carry_bytecode_compiled_by_pyodide(built_site):

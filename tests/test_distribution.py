@@ -125,6 +125,16 @@ def test_closure_names_the_dependent_of_a_missing_dependency(tmp_path):
         dependency_closure(lock, ["pandas"])
 
 
+def test_a_trimmed_lock_keeps_info_and_only_the_closure(release):
+    lock = json.loads((release / "pyodide-lock.json").read_text())
+    trimmed = distribution.trimmed_lock(lock, ["pandas"])
+    assert trimmed["info"] == lock["info"]
+    # pandas' depends, followed by hand: numpy, python-dateutil (and its six), pytz
+    assert sorted(trimmed["packages"]) == ["numpy", "pandas", "python-dateutil", "pytz", "six"]
+    assert all(trimmed["packages"][n] == lock["packages"][n] for n in trimmed["packages"])
+    assert "micropip" in lock["packages"]  # the lock it was trimmed from is left whole
+
+
 # ------------------------------------------------------------------ verify
 
 

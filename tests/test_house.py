@@ -43,3 +43,38 @@ def test_the_readme_quotes_the_one_table_of_targets():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
     quoted = readme.split(QUOTE_START, 1)[1].split(QUOTE_END, 1)[0].strip()
     assert quoted == targets_markdown(), "run ./dev bench (or results_md.quote_targets)"
+
+
+def browser_modules(graph) -> set[str]:
+    """posviz's modules the worker's Python imports, starting from posviz.runtime.
+
+    The figures and frames are imported by name (pkgutil, importlib): all of them.
+    """
+    pending = [
+        m
+        for m in graph.modules
+        if m.startswith(("posviz.runtime", "posviz.figures", "posviz.frames"))
+    ]
+    seen: set[str] = set()
+    while pending:
+        module = pending.pop()
+        if module not in seen and module.startswith("posviz"):
+            seen.add(module)
+            pending.extend(graph.find_modules_directly_imported_by(module))
+    return seen
+
+
+def host_only_in(modules: set[str]) -> list[str]:
+    from posviz.build.export import HOST_ONLY
+
+    left_out = {name.removesuffix(".py") for name in HOST_ONLY}
+    return sorted(m for m in modules if m.split(".")[1:2] and m.split(".")[1] in left_out)
+
+
+def test_nothing_the_browser_imports_is_left_out_of_its_wheel():
+    graph = grimp.build_graph("posviz", cache_dir=None)
+    modules = browser_modules(graph)
+    assert {"posviz.runtime.boot", "posviz.compose.views", "posviz.urls"} <= modules
+    assert host_only_in(modules) == []
+    graph.add_import(importer="posviz.compose.views", imported="posviz.scaffold")
+    assert host_only_in(browser_modules(graph)) == ["posviz.scaffold"]

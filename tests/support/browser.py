@@ -101,11 +101,24 @@ class Held:
 
     Use it as ``with Held(site, "pyodide/*") as url:`` (or enter it later);
     ``extra`` adds overrides of its own. Leaving it releases the files.
+    ``requested`` lists, in the order the server got them, the patterns (held
+    or extra) that requests matched.
     """
 
     def __init__(self, site, pattern: str, extra=None):
         self.event = threading.Event()
-        self.server = static_server(site, {pattern: lambda _: self.event, **(extra or {})})
+        self.requested: list[str] = []
+        overrides = {pattern: lambda _: self.event, **(extra or {})}
+        self.server = static_server(
+            site, {key: self._noting(key, answer) for key, answer in overrides.items()}
+        )
+
+    def _noting(self, key: str, answer):
+        def override(data):
+            self.requested.append(key)
+            return answer(data)
+
+        return override
 
     def __enter__(self):
         return self.server.__enter__()

@@ -18,6 +18,8 @@ LIVE = 120_000
 SOON = 30_000
 BARS = "posviz-96-bars"
 HANDS = "posviz-710-hands"
+NUMPY_WHEEL = "pyodide/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl"
+POSVIZ_WHEEL = "wheels/posviz-0.1.0-py3-none-any.whl"
 
 
 @pytest.fixture
@@ -68,8 +70,20 @@ def answers(page, plot: str):
         ("pyodide/pyodide.asm.js", withheld, "is missing from the site (HTTP 404)"),
         ("pyodide/pyodide.asm.wasm", flip, "is corrupt: its sha256 is"),
         ("pyodide/pyodide-lock.json", flip, "is corrupt: its sha256 is"),
+        # The numpy tier's wheels, fetched beside the core files and checked alike.
+        (NUMPY_WHEEL, flip, "is corrupt: its sha256 is"),
+        (POSVIZ_WHEEL, flip, "is corrupt: its sha256 is"),
     ],
-    ids=["wasm-404", "stdlib-404", "lock-404", "asm-js-404", "wasm-corrupt", "lock-corrupt"],
+    ids=[
+        "wasm-404",
+        "stdlib-404",
+        "lock-404",
+        "asm-js-404",
+        "wasm-corrupt",
+        "lock-corrupt",
+        "numpy-corrupt",
+        "posviz-corrupt",
+    ],
 )
 def test_a_missing_or_altered_pyodide_file_is_named_at_once(
     tampered, page, blocked, path, change, expected

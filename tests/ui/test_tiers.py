@@ -11,6 +11,7 @@ from tests.support.browser import Held
 pytestmark = pytest.mark.browser
 LIVE = 120_000
 PANEL = "wheels/panel-*"
+NUMPY, POSVIZ = "pyodide/numpy-*.whl", "wheels/posviz-*.whl"  # the numpy tier's wheels
 
 
 def press(page, slider: int, times: int = 1):
@@ -68,7 +69,8 @@ def test_two_sliders_answer_from_numpy_before_panel_and_panel_keeps_them(built_s
 
 
 def test_a_deep_link_with_three_values_answers_from_numpy(built_site, page, blocked):
-    with Held(built_site, PANEL) as url:
+    held = Held(built_site, PANEL, extra={NUMPY: lambda data: data, POSVIZ: lambda data: data})
+    with held as url:
         page.goto(f"{url}/figure-4121.html?scheme=axial&side=10&row=9")
         page.wait_for_function("() => posvizFrames.state[4121] === 'python'", timeout=LIVE)
         assert page.evaluate("document.body.dataset.posviz") == "loading"
@@ -78,3 +80,7 @@ def test_a_deep_link_with_three_values_answers_from_numpy(built_site, page, bloc
         # The two grids hold the axial cross through (9, 8): 10 + 10 - 1 cells after one layer.
         assert "19 pixels after one layer" in text
         assert blocked == [] and page.errors == []
+        # The numpy tier's wheels were fetched once each (loadPackage got numpy's
+        # bytes from the worker), both before any file only Panel's tier needs.
+        assert sorted(held.requested[:2]) == [NUMPY, POSVIZ], held.requested
+        assert held.requested.count(NUMPY) == held.requested.count(POSVIZ) == 1

@@ -43,6 +43,7 @@ __all__ = [
     "assemble",
     "default_cache_root",
     "dependency_closure",
+    "trimmed_lock",
     "verify",
 ]
 
@@ -137,6 +138,17 @@ def dependency_closure(lock: dict, packages: Iterable[str]) -> list[str]:
         seen.add(name)
         pending.extend((canonical_name(d), name) for d in entries[name].get("depends", []))
     return sorted(seen)
+
+
+def trimmed_lock(lock: dict, packages: Iterable[str]) -> dict:
+    """The lock with only ``packages`` and their ``depends`` closure; ``info`` as it was.
+
+    Pyodide reads the lock to resolve ``loadPackage`` (and to name, on a failed
+    import, a package it could have loaded): a site that ships a few packages
+    needs only their entries, not the whole distribution's 351.
+    """
+    kept = dependency_closure(lock, packages)
+    return {"info": lock["info"], "packages": {name: lock["packages"][name] for name in kept}}
 
 
 def expected_platform_tags(info: dict) -> set[str]:

@@ -53,8 +53,9 @@ WHEEL_DIR = "wheels/"
 PANEL_CDN_ROOT = "static/panel/"
 BOKEH_DIR = "static/bokeh/"
 BOKEH_BUNDLES = ("bokeh", "bokeh-widgets", "bokeh-tables")  # panel.min.js needs tables
-# Pyodide's files the worker loads, each checked against its pinned sha256 first
-# (pyodide.mjs is for ES-module workers, which posviz does not start).
+# Pyodide's files the site ships and the worker loads, each checked against the
+# sha256 of the file the build wrote first. pyodide.mjs is for ES-module
+# workers, which posviz does not start: the site leaves it out.
 WORKER_CORE = tuple(name for name in distribution.CORE_FILES if name != "pyodide.mjs")
 CDN_PYODIDE = f"https://cdn.jsdelivr.net/pyodide/v{distribution.PYODIDE_VERSION}/full/"
 # Packages the page takes from the Pyodide distribution (the rest are pure wheels).
@@ -71,7 +72,7 @@ EXEMPT = {
             f"{PYODIDE_DIR}{name}",
             "https://cdn.jsdelivr.net/pyodide/",
         ): "Pyodide's default indexURL; the worker always passes the site's own"
-        for name in ("pyodide.js", "pyodide.mjs", "pyodide.asm.js")
+        for name in ("pyodide.js", "pyodide.mjs", "pyodide.asm.js")  # the stock baseline's .mjs
     },
     (
         f"{BOKEH_DIR}bokeh-{BOKEH_VERSION}.min.js",
@@ -378,8 +379,25 @@ def rewrite_page(html: str, name: str, cdn: bool) -> str:
 # --- what the pages load -------------------------------------------------------
 
 
+# What of posviz only the host runs (the commands, the server, the docs plugins and
+# their iframe snippet, `posviz new`), beside build/ and templates/: the wheel
+# for the browser leaves them out. tests/test_house.py checks that nothing the
+# worker imports needs them.
+HOST_ONLY = (
+    "build",
+    "templates",
+    "cli.py",
+    "serve.py",
+    "sphinx.py",
+    "mkdocs.py",
+    "embed.py",
+    "embed.js",
+    "scaffold.py",
+)
+
+
 def posviz_wheel(dest: Path, with_content: bool = True) -> Path:
-    """Posviz itself with its content, for the browser (the build code and templates stay home).
+    """Posviz itself with its content, for the browser (``HOST_ONLY`` stays home).
 
     ``with_content=False`` leaves the content out (``add_content`` puts it in after
     the bytecode is compiled, so that a text edit compiles nothing).
@@ -391,7 +409,7 @@ def posviz_wheel(dest: Path, with_content: bool = True) -> Path:
         if (
             path.is_file()
             and "__pycache__" not in relative.parts
-            and relative.parts[0] not in ("build", "templates")
+            and relative.parts[0] not in HOST_ONLY
             and path.suffix != ".pyc"
         ):
             files[f"posviz/{relative.as_posix()}"] = path.read_bytes()
@@ -417,13 +435,23 @@ def add_content(wheel: Path) -> None:
     wheels.write_wheel_archive(wheel, dist_info, files | content_files())
 
 
-def copy_runtime(out: Path, dist: Path) -> list[str]:
-    """The verified Pyodide files the pages need, under pyodide/."""
+def copy_runtime(out: Path, dist: Path) -> dict[str, str]:
+    """The Pyodide files the pages need, under pyodide/; the sha256 of each core file written.
+
+    Every file is checked against its upstream pin first (``distribution.verify``).
+    The lock is written trimmed to the packages the site ships (``trimmed_lock``),
+    so the worker checks it, like every core file, against the bytes written here.
+    """
     folder = out / PYODIDE_DIR
     folder.mkdir(parents=True, exist_ok=True)
+    left_out = {*distribution.CORE_FILES} - {*WORKER_CORE}
     for path in distribution.verify(dist, LOCK_PACKAGES):
-        shutil.copy2(path, folder / path.name)
-    return [p.name for p in sorted(folder.iterdir())]
+        if path.name not in left_out and path.name != distribution.LOCK_FILE:
+            shutil.copy2(path, folder / path.name)
+    lock = distribution.trimmed_lock(distribution.load_lock(dist), LOCK_PACKAGES)
+    text = json.dumps(lock, indent=1, sort_keys=True) + "\n"
+    (folder / distribution.LOCK_FILE).write_text(text, "utf-8")
+    return {name: sha256_of(folder / name) for name in WORKER_CORE}
 
 
 def copy_static(out: Path, python: str) -> None:
@@ -528,10 +556,24 @@ def write_worker(
     digest of the worker script, so of every wheel too) names the shared
     runtime: a page of a newer build never joins an older build's runtime.
     """
+    lock = distribution.load_lock(out / PYODIDE_DIR) if core else {"packages": {}}
+    early = distribution.dependency_closure(lock, NUMPY_TIER_PACKAGES) if core else []
     config = {
         "pyodide": pyodide_url,
         "core": [{"name": name, "sha256": digest} for name, digest in sorted((core or {}).items())],
         "lock_packages": list(LOCK_PACKAGES),
+        # The lock's package files, fetched and checked by the worker itself and
+        # handed to loadPackage: the numpy tier's (``numpy``) with Pyodide's core
+        # files, the rest after them. None with --cdn: loadPackage takes them there.
+        "packages": [
+            {
+                "name": name,
+                "path": f"{PYODIDE_DIR}{entry['file_name']}",
+                "sha256": entry["sha256"],
+                "numpy": name in early,
+            }
+            for name, entry in sorted(lock["packages"].items())
+        ],
         "wheels": [
             {
                 "path": f"{WHEEL_DIR}{name}",
@@ -757,10 +799,9 @@ def make_site(
         write_worker(out, names, CDN_PYODIDE, cdn_root, python)
     else:
         log("copying the Pyodide runtime and static files")
-        copy_runtime(out, dist)
+        core = copy_runtime(out, dist)
         copy_static(out, python)
         pin_scripts(out)
-        core = {name: distribution.CORE_PINS[name] for name in WORKER_CORE}
         write_worker(out, names, PYODIDE_DIR, cdn_root, python, core)
     log("indexing the pages for search")
     search.index(out)  # the pages are final: nothing edits them after this

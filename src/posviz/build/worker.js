@@ -132,12 +132,32 @@ async function fetchChecked(path, expected, keep = false) {
 
 // Fetching costs no CPU: it starts as soon as the worker does. Pyodide's own
 // files too: it would wait forever for a missing wasm, and fail on a missing
-// stdlib or lock with a message that names neither.
-const fetched = SITE.wheels.map(({path, sha256: expected}) => fetchChecked(path, expected));
+// stdlib or lock with a message that names neither. The numpy tier's files
+// (the core, numpy's wheel, posviz's) are asked for first; the files only
+// Panel's tier needs once those are in, so that they never share the
+// connections or the bandwidth with them.
 const SCRIPTS = ["pyodide.js", "pyodide.asm.js"]; // run with importScripts, from their bytes
+const first = []; // the numpy tier's files
+let release;
+const later = new Promise((resolve) => { release = resolve; });
+function request(path, expected, soon, keep = false) {
+  if (!soon) return later.then(() => fetchChecked(path, expected, keep));
+  const promise = fetchChecked(path, expected, keep);
+  first.push(promise);
+  return promise;
+}
 const core = new Map(SITE.core.map(({name, sha256: expected}) => [
-  here(SITE.pyodide + name), fetchChecked(SITE.pyodide + name, expected, !SCRIPTS.includes(name))]));
-[...fetched, ...core.values()].forEach((promise) => promise.catch(() => {})); // reported by boot()
+  here(SITE.pyodide + name), request(SITE.pyodide + name, expected, true, !SCRIPTS.includes(name))]));
+// The lock's package files, by the URL loadPackage asks for: it is handed these bytes.
+const packages = new Map(SITE.packages.map(({path, sha256: expected, numpy: soon}) => [
+  here(path), request(path, expected, soon)]));
+const fetched = SITE.wheels.map(({path, sha256: expected}, index) => (
+  request(path, expected, SITE.numpy.wheels.includes(index))));
+Promise.allSettled(first).then(() => {
+  RUNTIME.timings["numpy tier files in"] = since(born);
+  release();
+});
+[...fetched, ...core.values(), ...packages.values()].forEach((promise) => promise.catch(() => {})); // reported by boot()
 
 // Pyodide fetches its files itself: hand it the checked bytes instead.
 async function loadCheckedPyodide(options) {
@@ -181,16 +201,31 @@ numpy.catch(() => {}); // reported by boot()
 // A turn of the event loop: the pages' messages that arrived meanwhile are handled.
 const turn = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-async function loadChecked(pyodide, packages) {
+async function loadChecked(pyodide, names) {
+  // The files of these packages, fetched and checked already: the first to fail is named.
+  const wanted = SITE.packages.filter(({name, path}) => names.includes(name) && packages.has(here(path)));
+  const files = new Map(await Promise.all(
+    wanted.map(async ({path}) => [here(path), await packages.get(here(path))])));
   // loadPackage reports a failed package (a hash mismatch, a missing file) to
   // errorCallback and carries on; stop here instead of failing later on import.
   const problems = [];
-  await pyodide.loadPackage(packages, {
-    messageCallback: () => {},
-    errorCallback: (message) => problems.push(message),
-    checkIntegrity: true,
-  });
-  const missing = packages.filter((name) => !(name in pyodide.loadedPackages));
+  const original = self.fetch;
+  self.fetch = (input, init) => {
+    const url = new URL(typeof input === "object" && "url" in input ? input.url : input,
+                        self.location.href).href;
+    return files.has(url) ? Promise.resolve(new Response(files.get(url))) : original(input, init);
+  };
+  try {
+    await pyodide.loadPackage(names, {
+      messageCallback: () => {},
+      errorCallback: (message) => problems.push(message),
+      checkIntegrity: true,
+    });
+  } finally {
+    self.fetch = original;
+    for (const url of files.keys()) packages.delete(url); // its bytes are in Pyodide now
+  }
+  const missing = names.filter((name) => !(name in pyodide.loadedPackages));
   if (problems.length || missing.length) {
     throw new Error(`Could not load ${missing.join(", ") || "a package"}: ${problems.join(" ") || "no reason given"}`);
   }
