@@ -110,19 +110,38 @@ function sizeOf(value, limit) {
   return total;
 }
 
+// At most this many of the worker's requests at once, in the order asked: over
+// HTTP/1.1 a browser opens six connections to a host, and the pages' own files
+// (their frames, the search index) must never wait behind a runtime download.
+const IN_FLIGHT = 4;
+let flying = 0;
+const queued = [];
+async function inFlight(task) {
+  if (flying >= IN_FLIGHT) await new Promise((resolve) => queued.push(resolve));
+  flying += 1;
+  try {
+    return await task();
+  } finally {
+    flying -= 1;
+    queued.shift()?.();
+  }
+}
+
 // A file of the site, checked against the sha256 the build wrote; a failure
 // names the file. Its bytes, or with ``keep`` the unread response itself (a
 // fetched response keeps its URL, so the browser can cache compiled wasm).
 async function fetchChecked(path, expected, keep = false) {
-  let response;
-  try {
-    response = await fetch(here(path));
-  } catch (error) {
-    throw new Error(`${path} could not be fetched: ${describe(error).msg}`);
-  }
-  if (response.status === 404) throw new Error(`${path} is missing from the site (HTTP 404)`);
-  if (!response.ok) throw new Error(`${path} could not be fetched (HTTP ${response.status})`);
-  const bytes = await (keep ? response.clone() : response).arrayBuffer();
+  const [response, bytes] = await inFlight(async () => {
+    let response;
+    try {
+      response = await fetch(here(path));
+    } catch (error) {
+      throw new Error(`${path} could not be fetched: ${describe(error).msg}`);
+    }
+    if (response.status === 404) throw new Error(`${path} is missing from the site (HTTP 404)`);
+    if (!response.ok) throw new Error(`${path} could not be fetched (HTTP ${response.status})`);
+    return [response, await (keep ? response.clone() : response).arrayBuffer()];
+  });
   const actual = await sha256(bytes);
   if (actual !== expected) {
     throw new Error(`${path} is corrupt: its sha256 is ${actual}, the build wrote ${expected}`);
