@@ -122,3 +122,36 @@ def test_a_canonical_link_is_not_a_fetch_but_a_stylesheet_is():
         '<link rel="stylesheet" href="https://example.org/x.css">\n'
     )
     assert scan_text(text, ".html") == [(3, "https://example.org/x.css")]
+
+
+def test_a_remembered_scan_gives_the_same_findings_and_rescans_changed_bytes(
+    tmp_path: Path, monkeypatch
+):
+    from posviz.build import pagecache, scan as scanner
+
+    monkeypatch.setenv(pagecache.CACHE_ENV, str(tmp_path / "cache"))
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "a.html").write_text(f"<html><body>{OUTSIDE_IMG}</body></html>")
+    (site / "b.js").write_text("const x = 1;\n")
+    first = scan(site, remember=pagecache.remembered_scan)
+    assert [f.url for f in first] == ["https://evil.example/x.png"]
+    assert scan(site) == first  # the same findings as an uncached scan
+
+    scanned = []
+
+    def counting(data, suffix):
+        scanned.append(suffix)
+        return scanner.scan_text(data.decode("utf-8"), suffix)
+
+    monkeypatch.setattr(scanner, "scan_bytes", counting)
+    assert scan(site, remember=pagecache.remembered_scan) == first
+    assert scanned == []  # both files came from the cache
+    # New bytes are scanned again: a cached clean result hides nothing added later.
+    (site / "b.js").write_text('importScripts("https://cdn.jsdelivr.net/x.js");\n')
+    again = scan(site, remember=pagecache.remembered_scan)
+    assert scanned == [".js"]
+    assert sorted(f.url for f in again) == [
+        "https://cdn.jsdelivr.net/x.js",
+        "https://evil.example/x.png",
+    ]

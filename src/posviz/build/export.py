@@ -807,7 +807,8 @@ def make_site(
     search.index(out)  # the pages are final: nothing edits them after this
     site_manifest(out, found, listed)
     if not cdn:
-        findings = scan(out, EXEMPT)
+        remember = pagecache.remembered_scan if pagecache.enabled() else None
+        findings = scan(out, EXEMPT, remember)
         if findings:
             more = f" and {len(findings) - 1} more" if len(findings) > 1 else ""
             raise BuildError(

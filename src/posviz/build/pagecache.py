@@ -196,6 +196,29 @@ def store_frames(key: str, files: dict[str, bytes]) -> None:
     (where / "done").write_text("", "utf-8")
 
 
+# The offline scan's findings for a file depend on its bytes and on the scanner alone.
+SCANNER = hashlib.sha256((PACKAGE / "build" / "scan.py").read_bytes()).hexdigest()
+
+
+def remembered_scan(data: bytes, suffix: str, scan) -> list[tuple[int, str]]:
+    """``scan(data, suffix)``, kept under the sha256 of the scanner, the suffix and the bytes.
+
+    Most of a build's files are the bytes the last build wrote (the bundles,
+    every page nobody edited), so an incremental build scans only what changed.
+    """
+    key = hashlib.sha256(f"{SCANNER} {suffix} ".encode() + data).hexdigest()
+    where = folder() / "scans" / key[:2] / f"{key}.json"
+    try:
+        return [(line, url) for line, url in json.loads(where.read_text("utf-8"))]
+    except (OSError, ValueError, TypeError):
+        found = scan(data, suffix)
+    where.parent.mkdir(parents=True, exist_ok=True)
+    partial = where.with_suffix(f".{os.getpid()}.partial")
+    partial.write_text(json.dumps(found), "utf-8")
+    partial.replace(where)  # whole or not at all, even with two builds at once
+    return found
+
+
 def restore(route_keys: dict[str, str], out: Path) -> list[str]:
     """Copy every cached page into ``out``; the names still to pre-render."""
     missing = []

@@ -127,12 +127,22 @@ def _scan(text: str, suffix: str) -> list[tuple[int, str]]:
     return sorted(found)
 
 
-def scan(folder: Path, exempt: dict[tuple[str, str], str] | None = None) -> list[Finding]:
+def scan_bytes(data: bytes, suffix: str) -> list[tuple[int, str]]:
+    """``scan_text`` of a file's bytes."""
+    return scan_text(data.decode("utf-8", errors="replace"), suffix)
+
+
+def scan(
+    folder: Path, exempt: dict[tuple[str, str], str] | None = None, remember=None
+) -> list[Finding]:
     """Every outside fetch in the HTML, JS and CSS under ``folder``.
 
     ``exempt`` maps (file relative to ``folder``, URL prefix) to the reason
     that URL is never fetched there: third-party bundles carry defaults the
     site overrides or features it does not use. Nothing else is let through.
+    ``remember(data, suffix, scan_bytes)``, when given, returns a file's
+    findings from a cache keyed by its bytes (``pagecache.remembered_scan``);
+    the exemptions apply after it.
     """
     exempt = exempt or {}
     findings = []
@@ -141,10 +151,13 @@ def scan(folder: Path, exempt: dict[tuple[str, str], str] | None = None) -> list
             continue
         relative = path.relative_to(folder).as_posix()
         allowed = [prefix for (file, prefix) in exempt if file == relative]
-        text = path.read_text("utf-8", errors="replace")
+        data = path.read_bytes()
+        found = (
+            remember(data, path.suffix, scan_bytes) if remember else scan_bytes(data, path.suffix)
+        )
         findings += [
             Finding(path, line, url)
-            for line, url in scan_text(text, path.suffix)
+            for line, url in found
             if not any(url.startswith(prefix) for prefix in allowed)
         ]
     return findings
