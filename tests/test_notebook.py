@@ -52,6 +52,14 @@ class Frontend(nbclient.NotebookClient):
         self.execute_cell(cell, len(self.nb.cells) - 1)
         return cell.outputs
 
+    def printed(self, source: str) -> str:
+        """What the cell ``source`` prints. The kernel may send one print in several
+        stream messages (it flushes on a timer), and a library may warn on stderr."""
+        outputs = self.run(source)
+        out = [o for o in outputs if o.get("output_type") == "stream" and o["name"] == "stdout"]
+        assert out, f"the cell printed nothing; its outputs: {outputs}"
+        return "".join(o["text"] for o in out)
+
 
 @pytest.fixture(scope="module")
 def notebook(tmp_path_factory):
@@ -185,8 +193,7 @@ def test_setting_a_parameter_from_python_updates_the_figures_data_in_the_kernel(
     root, source = result["metadata"][EXEC_MIME]["id"], marks_source(models)
 
     def read():
-        [output] = notebook.run(READ_MARKS.format(root=root, source=source))
-        return json.loads(output["text"])
+        return json.loads(notebook.printed(READ_MARKS.format(root=root, source=source)))
 
     # The notebook's own cells set pos = 31 and d_model = 256.
     for pos in (None, 57, 0):
