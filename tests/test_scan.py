@@ -127,7 +127,8 @@ def test_a_canonical_link_is_not_a_fetch_but_a_stylesheet_is():
 def test_a_remembered_scan_gives_the_same_findings_and_rescans_changed_bytes(
     tmp_path: Path, monkeypatch
 ):
-    from posviz.build import pagecache, scan as scanner
+    from posviz.build import pagecache
+    from posviz.build import scan as scanner
 
     monkeypatch.setenv(pagecache.CACHE_ENV, str(tmp_path / "cache"))
     site = tmp_path / "site"
