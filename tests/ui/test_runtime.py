@@ -6,6 +6,8 @@ connection, and whether Python was already running ("joined": "ready").
 Headless Chromium, network blocked, the built export on loopback.
 """
 
+import re
+
 import pytest
 
 from tests.support.pages import (
@@ -275,9 +277,9 @@ def flip(data: bytes | None) -> bytes:
 @pytest.mark.parametrize(
     ("pattern", "expected"),
     [
-        ("wheels/posviz-*.whl", "is corrupt: its sha256 is"),
+        ("wheels/posviz-*.whl", r"wheels/posviz-\S+\.whl is corrupt: its sha256 is"),
         # The worker checks numpy's wheel itself before loadPackage sees it.
-        ("pyodide/numpy-*.whl", "pyodide/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl is"),
+        ("pyodide/numpy-*.whl", r"pyodide/numpy-\S+\.whl is corrupt: its sha256 is"),
     ],
 )
 def test_a_corrupt_package_fails_loudly_at_once(tampered, page, pattern, expected):
@@ -286,7 +288,7 @@ def test_a_corrupt_package_fails_loudly_at_once(tampered, page, pattern, expecte
     page.wait_for_function("() => document.body.dataset.posviz === 'error'", timeout=LIVE)
     message = page.locator(".posviz-status").inner_text()
     assert "The live figures could not start" in message
-    assert expected in message, message
+    assert re.search(expected, message), message  # the file is named, whatever its version
     assert "ModuleNotFoundError" not in message
     # It stopped while installing: Python never got as far as building the page.
     assert runtime(page)["state"] == "failed"
