@@ -1,6 +1,7 @@
 """`posviz serve` as a reader meets it, in headless Chromium."""
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.support.pages import (
     fingerprint,
@@ -24,8 +25,8 @@ FIGURES = [
 def test_topic_page_reads_right_and_every_figure_answers_its_slider(served, page, blocked):
     page.goto(f"{served}/topic-positional-encoding")
     wait_for_plot(page, "posviz-4121-layers1")
-    assert page.locator("text=Topic · Mechanisms").is_visible()
-    assert page.locator("h1", has_text="Positional encoding").is_visible()
+    expect(page.locator("text=Topic · Mechanisms")).to_be_visible()
+    expect(page.locator("h1", has_text="Positional encoding")).to_be_visible()
     order = page.locator("ol.reading li").all_inner_texts()
     assert order == [
         "Paper · read first: Query, Key, Value — Dot-Product Attention from Scratch",
@@ -61,7 +62,7 @@ def test_deep_link_sets_the_slider_and_the_plot(served, page):
     assert slider_title(page, 1, 0) == "pos: 30"
     marker = fingerprint(page, "posviz-710-hands").split(" ; ")[-1]
     assert marker.startswith("position:4:120.000000")  # four marks at x = 30
-    assert page.get_by_text("query at row 9, column 8 of a 10×10 image").is_visible()
+    expect(page.get_by_text("query at row 9, column 8 of a 10×10 image")).to_be_visible()
     assert (
         page.locator(".posviz-notice").count() == 0
         or not page.locator(".posviz-notice").is_visible()

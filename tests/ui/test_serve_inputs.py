@@ -2,6 +2,7 @@
 snaps back: the browser's widget and the figure never disagree."""
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.support.pages import slider_title, wait_for_plot
 
@@ -41,7 +42,7 @@ def test_a_refused_slider_value_snaps_back_in_the_browser(served, page, bad):
         f"() => ({GET_JS})(['Slider', 'pos', 'value', null]) === '12'", timeout=15_000
     )
     assert slider_title(page, 0, 0) == "pos: 12"
-    assert page.get_by_text("pos = 12 ·").is_visible()
+    expect(page.get_by_text("pos = 12 ·")).to_be_visible()
     assert page.errors == []
 
 
@@ -53,7 +54,7 @@ def test_a_missing_preset_button_snaps_back_in_the_browser(served, page):
     page.wait_for_function(
         f"() => ({GET_JS})(['RadioButtonGroup', null, 'active', null]) === '0'", timeout=15_000
     )
-    assert page.get_by_text("base · d_model = 512").is_visible()
+    expect(page.get_by_text("base · d_model = 512")).to_be_visible()
     assert page.errors == []
 
 
@@ -64,5 +65,5 @@ def test_clicking_custom_on_preset_sizes_keeps_the_preset(served, page):
     page.wait_for_function(
         f"() => ({GET_JS})(['RadioButtonGroup', null, 'active', null]) === '0'", timeout=15_000
     )
-    assert page.get_by_text("base · d_model = 512").is_visible()
+    expect(page.get_by_text("base · d_model = 512")).to_be_visible()
     assert page.errors == []
