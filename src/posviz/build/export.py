@@ -357,7 +357,8 @@ def rewrite_page(html: str, name: str, cdn: bool) -> str:
     html = edit(html, page, "<script", f"{connect}</script>\n<script", first=True)
     html = patch_panel_page(html, page, "panel_worker", NAME=name)
     # The loader joins panel's own worker script, so no message can slip between.
-    loader = assets.render("posviz.build", "loader.js")
+    # So does lazy.js, which must run after BokehJS and before the embed script.
+    loader = assets.render("posviz.build", "loader.js") + assets.render("posviz.build", "lazy.js")
     html = edit(html, page, "pyodideWorker.onmessage = ", "pyodideWorker.onmessage = ", first=True)
     handler = html.index("pyodideWorker.onmessage = ")
     close = html.index("</script>", handler)

@@ -84,6 +84,8 @@ class Part:
     html: Markup = Markup("")
     root: str = ""
     figure: dict = field(default_factory=dict)
+    figure_id: int = 0  # a figure's: its island's data-figure, for the page's scripts
+    island_height: tuple[int, int] = (0, 0)  # a figure's room before it is drawn
 
 
 def value_text(figure, name: str) -> tuple[str, str]:
@@ -157,7 +159,16 @@ def split(dashboard, template: pn.Template, with_text: bool) -> tuple[list[Part]
             template.add_panel(name, island)
             texts = [html_of(o) for o in texts]
             info = figure_text(figure) if with_text else {}
-            parts.append(Part("figure", root=name, html=Markup("").join(texts), figure=info))
+            parts.append(
+                Part(
+                    "figure",
+                    root=name,
+                    html=Markup("").join(texts),
+                    figure=info,
+                    figure_id=figure.figure_id,
+                    island_height=figure.island_height,
+                )
+            )
         else:
             name = f"part-{number}"
             template.add_panel(name, item)

@@ -16,6 +16,8 @@ class AttentionCost(Figure):
     """Entries of one attention layer against image side, for global, window and axial."""
 
     figure_id = 7256
+
+    island_height = (492, 646)  # drawn: wide, narrow (the least over widths)
     watched_plot, stepped_slider = "cost", "k"  # what the benchmarks step
     title = "What one attention layer costs on an image"
     caption = (

@@ -173,6 +173,12 @@ class Figure(pn.viewable.Viewer):
     # the benchmarks step and watch. Empty: the benchmarks leave the figure out.
     watched_plot: ClassVar[str] = ""
     stepped_slider: ClassVar[str] = ""
+    # The least height in px the figure's island takes, (wide, narrow): at least
+    # 700 px of viewport, where the controls sit beside the plots, and below.
+    # Its island keeps that room until it is drawn (site.css), so nothing below
+    # it moves when it is, and a far island that waits is never an empty box
+    # (``tests/ui/test_lazy.py`` checks each figure's against its drawn height).
+    island_height: ClassVar[tuple[int, int]] = (420, 640)
 
     def __init__(self, **params):
         super().__init__(**params)

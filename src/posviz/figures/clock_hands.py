@@ -14,6 +14,8 @@ class ClockHands(Figure):
     """Sinusoidal positional encoding as clock hands, and its dot product at offset k."""
 
     figure_id = 710
+
+    island_height = (498, 839)  # drawn: wide, narrow (the least over widths)
     watched_plot, stepped_slider = "hands", "pos"  # what the benchmarks step
     title = "Clock hands at different speeds"
     caption = (

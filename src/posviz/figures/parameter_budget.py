@@ -35,6 +35,8 @@ class ParameterBudget(Figure):
     """The original Transformer's parameters counted by role, for its presets or any size."""
 
     figure_id = 96
+
+    island_height = (426, 739)  # drawn: wide, narrow (the least over widths)
     watched_plot, stepped_slider = "bars", "d_model"  # what the benchmarks step
     title = "Where the parameters go"
     caption = (

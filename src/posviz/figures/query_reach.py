@@ -18,6 +18,8 @@ class QueryReach(Figure):
     """Which pixels reach one query pixel after one and two layers, per scheme."""
 
     figure_id = 4121
+
+    island_height = (622, 1048)  # drawn: wide, narrow (the least over widths)
     watched_plot, stepped_slider = "layers1", "row"  # what the benchmarks step
     title = "Which pixels does one query see?"
     caption = (

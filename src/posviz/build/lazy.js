@@ -1,0 +1,111 @@
+// posviz: a far figure is drawn when the reader scrolls near it, and joins the
+// live document then. Joined to the loader (build/export.py, rewrite_page), so
+// it runs after BokehJS and before the page's embed script.
+//
+// Each figure's island (compose/templates/site.html) holds one Bokeh root. When
+// a document is embedded (the pre-render, then Python's live one), the roots of
+// islands far from the viewport are deserialized but get no view: no layout,
+// no canvas, no DOM. Their models are there, so the frames (frames.js) and
+// Python's patches reach them. When the island comes within a screen of the
+// viewport, its view is built as BokehJS's own embed builds it (embed/standalone:
+// views_manager.build_view, then view.build into the root's element). Before
+// that, the island keeps the height its figure will take (site.css), so the
+// reader never scrolls onto a blank box. Printing draws every figure first.
+(function () {
+  const Document = window.Bokeh && Bokeh.require && Bokeh.require("document").Document;
+  if (!Document || !Bokeh.embed) return;
+  const AHEAD = "100% 0px 100% 0px"; // one screen above and below the viewport
+  const pending = new Map(); // element id → {model, doc, el, island}
+  const drawn = new Set(); // element ids whose figure has been drawn
+  let embedding = null; // root id → island, for the embed in progress
+  const api = (window.posvizLazy = {
+    // figure ids whose islands wait to be drawn, in page order
+    waiting: () => [...pending.values()].map((p) => Number(p.island.dataset.figure)),
+    joined: [], // figure ids in the order they were drawn after the page's embed
+    join: (figure) => Promise.all([...pending.values()]
+      .filter((p) => Number(p.island.dataset.figure) === Number(figure))
+      .map((p) => join(p.el.id))),
+  });
+
+  const islandOf = (el) => (el ? el.closest(".posviz-island") : null);
+  const near = (island) => {
+    const box = island.getBoundingClientRect();
+    return box.bottom > -innerHeight && box.top < 2 * innerHeight;
+  };
+  const mark = (island, state) => { island.dataset.posvizIsland = state; };
+
+  const observer = "IntersectionObserver" in window
+    ? new IntersectionObserver((entries) => {
+      for (const entry of entries) {
+        if (entry.isIntersecting) void join(entry.target.dataset.posvizRoot);
+      }
+    }, {rootMargin: AHEAD})
+    : null;
+
+  // Which roots of the next embed wait: those of islands not drawn before and
+  // not near. A page without IntersectionObserver draws everything at once.
+  const embedItems = Bokeh.embed.embed_items;
+  Bokeh.embed.embed_items = function (docsJson, renderItems) {
+    embedding = new Map();
+    for (const item of renderItems) {
+      for (const [rootId, elementId] of Object.entries(item.roots || {})) {
+        const island = islandOf(document.getElementById(elementId));
+        if (!island) continue;
+        if (observer && !drawn.has(elementId) && !near(island)) embedding.set(rootId, island);
+        else {
+          drawn.add(elementId);
+          mark(island, "drawn");
+        }
+      }
+    }
+    return embedItems.call(this, docsJson, renderItems);
+  };
+
+  // Bokeh builds a view for every root that has a default_view: hide it on the
+  // waiting roots, as on a model with no view (Bokeh then counts it idle).
+  const fromJson = Document.from_json;
+  Document.from_json = function (...args) {
+    const doc = fromJson.apply(this, args);
+    if (!embedding) return doc;
+    for (const p of pending.values()) observer.unobserve(p.island);
+    pending.clear();
+    for (const [rootId, island] of embedding) {
+      const model = doc.get_model_by_id(rootId);
+      const el = island.querySelector("[data-root-id]");
+      if (!model || !el) continue;
+      model.default_view = null;
+      pending.set(el.id, {model, doc, el, island});
+      island.dataset.posvizRoot = el.id;
+      mark(island, "waiting");
+      observer.observe(island);
+    }
+    embedding = null;
+    return doc;
+  };
+
+  async function join(elementId) {
+    const p = pending.get(elementId);
+    if (!p) return;
+    const views = p.doc.views_manager;
+    if (views == null) { // the embed has not reached its views yet
+      await new Promise((resolve) => requestAnimationFrame(resolve));
+      return join(elementId);
+    }
+    pending.delete(elementId);
+    observer.unobserve(p.island);
+    delete p.model.default_view; // the class's view again
+    const view = await views.build_view(p.model);
+    view.build(p.el);
+    Bokeh.index.add(view);
+    drawn.add(elementId);
+    mark(p.island, "drawn");
+    api.joined.push(Number(p.island.dataset.figure));
+  }
+
+  const joinAll = () => Promise.all([...pending.keys()].map(join));
+  api.joinAll = joinAll;
+  window.addEventListener("beforeprint", joinAll);
+  if (window.matchMedia) {
+    matchMedia("print").addEventListener("change", (event) => { if (event.matches) void joinAll(); });
+  }
+})();
