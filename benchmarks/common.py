@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from tests.support import browser as _browser  # the one Chromium harness
+from tests.support.pages import figure_card  # a far figure is scrolled to first (lazy.js)
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "out"  # scratch: built sites (not committed)
@@ -151,9 +152,7 @@ def press_and_wait(
     """Press ``key`` on a slider; the ms from keydown to the plot's new data drawn."""
     page.evaluate(f"window.posvizBench.watch({plot!r})")
     count = page.evaluate("window.posvizBench.latencies.length")
-    handle = (
-        page.locator(".posviz-figure").nth(figure_index).locator(".noUi-handle").nth(slider_index)
-    )
+    handle = figure_card(page, figure_index).locator(".noUi-handle").nth(slider_index)
     handle.press(key)
     page.wait_for_function(
         f"() => window.posvizBench.latencies.length > {count}", timeout=timeout_ms

@@ -28,6 +28,7 @@ ORDER = [
     "engines",
     "text_first",  # alone: --site before=DIR --site after=DIR for the before/after ratios
     "scale",
+    "lazy",
 ]
 
 

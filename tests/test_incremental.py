@@ -147,14 +147,26 @@ Read the one page.
 """
 
 
-def test_an_incremental_build_after_a_page_edit_is_byte_identical_to_a_full_one(
+def identical(one: Path, other: Path) -> list[str]:
+    """Files that differ between two built sites (or exist in one only)."""
+    a, b = digest(one), digest(other)
+    return sorted(name for name in a.keys() | b.keys() if a.get(name) != b.get(name))
+
+
+def converted(log: str) -> str:
+    return re.search(r"converting \d+ dashboards[^\n]*", log).group(0)
+
+
+def test_incremental_builds_after_a_page_a_figure_and_a_pin_edit_are_byte_identical_to_a_full_one(
     tmp_path, monkeypatch, capsys
 ):
-    """Tiny scratch content (one page, one topic), so the full build is of nine routes.
+    """Tiny scratch content (one page showing 710, one topic): nine routes.
 
-    The frames and the compiled bytecode come from the build cache (the session's
-    other builds warm it); the pages' cache is this test's own, so its first
-    build fills it.
+    One build fills this test's own page cache; then, in turn, a page's text, the
+    figure module of 710 and the pins change, and each incremental build reuses
+    what it may. The full build from an empty cache at the end (content as edited;
+    the figure and pin edits change bytes, not output) is byte-identical to each.
+    The frames and compiled bytecode come from the build cache the session shares.
     """
     root = tmp_path / "content"
     (root / "pages").mkdir(parents=True)
@@ -163,18 +175,44 @@ def test_an_incremental_build_after_a_page_edit_is_byte_identical_to_a_full_one(
     (root / "topics" / "scratch.md").write_text(TINY_TOPIC, "utf-8")
     monkeypatch.setenv("POSVIZ_CONTENT", str(root))
     monkeypatch.setenv(pagecache.CACHE_ENV, str(tmp_path / "pages"))
+    # A copy of posviz whose bytes the keys read, so the test can edit them.
+    original, package = pagecache.PACKAGE, tmp_path / "posviz"
+    shutil.copytree(original, package, ignore=shutil.ignore_patterns("__pycache__"))
+    modules = {
+        fid: package / path.relative_to(original)
+        for fid, path in pagecache.figure_modules().items()
+    }
+    monkeypatch.setattr(pagecache, "PACKAGE", package)
+    monkeypatch.setattr(pagecache, "figure_modules", lambda: modules)
+    total = len(kinds(root))
+    showing = len(  # as test_a_figure_edit_changes_only_the_routes_that_show_it has it
+        [r for r in routes(content.load(root)) if r.kind in {"home", "tag"} or 710 in r.figures]
+    )
+
     assert build(tmp_path / "first") == 0  # fills the cache
     slug = edit_a_section(root)
     capsys.readouterr()
-    assert build(tmp_path / "incremental") == 0
-    log = capsys.readouterr().out
-    total = len(kinds(root))
-    assert f"converting 1 dashboards ({total - 1} unchanged, reused)" in log
+    assert build(tmp_path / "page-edit") == 0
+    assert converted(capsys.readouterr().out) == (
+        f"converting 1 dashboards ({total - 1} unchanged, reused)"
+    )
+
+    modules[710].write_text(modules[710].read_text("utf-8") + "\n# an edit\n", "utf-8")
+    assert build(tmp_path / "figure-edit") == 0
+    assert 0 < showing < total
+    assert converted(capsys.readouterr().out) == (
+        f"converting {showing} dashboards ({total - showing} unchanged, reused)"
+    )
+
+    pins = package / "build" / "pins.json"
+    pins.write_text(pins.read_text("utf-8") + "\n", "utf-8")  # new bytes, same pins
+    assert build(tmp_path / "pin-edit") == 0
+    assert converted(capsys.readouterr().out) == f"converting {total} dashboards"
+
     monkeypatch.setenv(pagecache.CACHE_ENV, str(tmp_path / "empty"))  # every page afresh
     assert build(tmp_path / "full") == 0
-    incremental, full = digest(tmp_path / "incremental"), digest(tmp_path / "full")
-    assert incremental.keys() == full.keys()
-    assert [name for name in full if full[name] != incremental[name]] == []
+    for incremental in ("page-edit", "figure-edit", "pin-edit"):
+        assert identical(tmp_path / incremental, tmp_path / "full") == [], incremental
     # And the edit is in the site: the cache did not hand back the old page.
     assert "One sentence more." in (tmp_path / "full" / f"page-{slug}.html").read_text("utf-8")
     assert "One sentence more." not in (tmp_path / "first" / f"page-{slug}.html").read_text()

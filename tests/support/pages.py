@@ -47,21 +47,31 @@ def wait_for_plot(page, name: str, timeout: float = 30_000):
     return fingerprint(page, name)
 
 
+def figure_card(page, index: int):
+    """The drawn card of the page's figure number ``index``, reached as a reader would.
+
+    A far island waits to be drawn until it is scrolled near (build/lazy.js): scroll
+    to it and wait until it is drawn. A page without islands counts Bokeh's cards.
+    """
+    islands = page.locator(".posviz-island")
+    if not islands.count():
+        return page.locator(".posviz-figure").nth(index)
+    island = islands.nth(index)
+    if island.get_attribute("data-posviz-island") == "waiting":
+        island.scroll_into_view_if_needed()
+        expect(island).to_have_attribute("data-posviz-island", "drawn")
+    return island.locator(".posviz-figure")
+
+
 def press_on_slider(page, figure_index: int, slider_index: int, key: str = "ArrowRight"):
-    handle = (
-        page.locator(".posviz-figure").nth(figure_index).locator(".noUi-handle").nth(slider_index)
-    )
+    handle = figure_card(page, figure_index).locator(".noUi-handle").nth(slider_index)
     handle.focus()
     handle.press(key)
 
 
 def slider_title(page, figure_index: int, slider_index: int) -> str:
     return (
-        page.locator(".posviz-figure")
-        .nth(figure_index)
-        .locator(".bk-slider-title")
-        .nth(slider_index)
-        .inner_text()
+        figure_card(page, figure_index).locator(".bk-slider-title").nth(slider_index).inner_text()
     )
 
 

@@ -96,13 +96,28 @@
     return null;
   },
 
+  // The drawn card of the page's figure number `figure`, as a reader reaches it:
+  // an island still waiting to be drawn (build/lazy.js) is scrolled to, and null
+  // until it is drawn.
+  card(figure) {
+    const islands = [...document.querySelectorAll(".posviz-island")];
+    if (!islands.length) return this.deepAll(document, ".posviz-figure")[figure] || null;
+    const island = islands[figure];
+    if (!island) return null;
+    if (island.dataset.posvizIsland === "waiting") {
+      island.scrollIntoView({block: "center"});
+      return null;
+    }
+    return this.deepAll(island, ".posviz-figure")[0] || null;
+  },
+
   handle(figure, slider) {
-    const card = this.deepAll(document, ".posviz-figure")[figure];
+    const card = this.card(figure);
     return card ? this.deepAll(card, ".noUi-handle")[slider] || null : null;
   },
 
   sliderTitle(figure, slider) {
-    const card = this.deepAll(document, ".posviz-figure")[figure];
+    const card = this.card(figure);
     const title = card && this.deepAll(card, ".bk-slider-title")[slider];
     return title ? title.textContent.trim() : null;
   },
@@ -110,6 +125,7 @@
   // Focus a handle as Tab would; the label of what has focus then.
   focus(figure, slider) {
     const handle = this.handle(figure, slider);
+    if (!handle) return null; // not drawn yet (a far island, being scrolled to)
     handle.focus();
     let active = document.activeElement;
     while (active && active.shadowRoot && active.shadowRoot.activeElement) {
@@ -121,6 +137,7 @@
   // The handle's centre in viewport pixels, scrolled into view first.
   centre(figure, slider) {
     const handle = this.handle(figure, slider);
+    if (!handle) return null;
     handle.scrollIntoView({block: "center", inline: "center"});
     const box = handle.getBoundingClientRect();
     return {x: box.left + box.width / 2, y: box.top + box.height / 2};

@@ -193,7 +193,8 @@ def live(page):
 def answers(page, plot: str, figure: int = 0) -> str:
     """A keyboard step on the figure's first slider redraws ``plot``."""
     before = page.wait_probe("fingerprint", plot, timeout=ANSWER)
-    assert page.probe("focus", figure, 0), "the slider handle did not take focus"
+    # A far figure is drawn once scrolled to (the probe scrolls): wait for its handle.
+    assert page.wait_probe("focus", figure, 0, timeout=ANSWER), "the handle did not take focus"
     page.press("ArrowRight")
     return page.wait_probe("changed", plot, before, timeout=ANSWER)
 

@@ -6,6 +6,7 @@ from tests.support.browser import static_server
 from tests.support.pages import (  # noqa: F401  (open_live: kept importable from here)
     FINGERPRINT_JS,
     LIVE,
+    figure_card,
     open_live,
     press_on_slider,
     slider_title,
@@ -29,7 +30,9 @@ def test_topic_page_goes_live_offline_and_every_figure_answers(static_site, page
     assert page.evaluate("document.body.dataset.posviz") == "loading"
 
     def boxes():
-        return [page.locator(".posviz-figure").nth(i).bounding_box() for i in range(4)]
+        return [figure_card(page, i).bounding_box() for i in range(4)]
+
+    page.evaluate("posvizLazy.joinAll()")  # the far ones too, without scrolling
 
     preview = boxes()
     page.wait_for_function("() => document.body.dataset.posviz !== 'loading'", timeout=LIVE)

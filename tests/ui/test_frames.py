@@ -10,7 +10,13 @@ import numpy as np
 import pytest
 
 from tests.support.browser import Held
-from tests.support.pages import fingerprint, press_on_slider, slider_title, wait_for_plot
+from tests.support.pages import (
+    figure_card,
+    fingerprint,
+    press_on_slider,
+    slider_title,
+    wait_for_plot,
+)
 
 pytestmark = pytest.mark.browser
 LIVE = 120_000
@@ -32,17 +38,17 @@ def open_preview(page, url):
 
 def readout(page, index):
     """What the figure's readout shows (its paragraphs, inside Bokeh's shadow root)."""
-    found = page.locator(".posviz-figure").nth(index).locator(".posviz-readout p")
+    found = figure_card(page, index).locator(".posviz-readout p")
     return " ".join(found.all_inner_texts())
 
 
 def wait_for_readout(page, index, text, timeout=LIVE):
-    found = page.locator(".posviz-figure").nth(index).locator(".posviz-readout p", has_text=text)
+    found = figure_card(page, index).locator(".posviz-readout p", has_text=text)
     found.first.wait_for(timeout=timeout)
 
 
 def alternative(page, index):
-    found = page.locator(".posviz-figure").nth(index).locator(".posviz-alt p")
+    found = figure_card(page, index).locator(".posviz-alt p")
     return " ".join(found.all_inner_texts())
 
 
@@ -57,16 +63,10 @@ def test_a_slider_moved_on_the_preview_answers_by_keyboard_and_pointer(built_sit
         assert fingerprint(page, "posviz-710-hands") != before
         assert "pos = 13" in readout(page, 1)
         assert "at pos 13 the hands read" in alternative(page, 1) and alternative(page, 1) != said
-        assert (
-            page.locator(".posviz-figure")
-            .nth(1)
-            .locator(".posviz-readout[aria-live=polite]")
-            .count()
-            == 1
-        )
+        assert figure_card(page, 1).locator(".posviz-readout[aria-live=polite]").count() == 1
         # Pointer: figure 7256's k handle dragged far along its track.
         before = fingerprint(page, "posviz-7256-cost")
-        slider = page.locator(".posviz-figure").nth(2)
+        slider = figure_card(page, 2)
         slider.locator(".noUi-handle").first.scroll_into_view_if_needed()
         handle = slider.locator(".noUi-handle").first.bounding_box()
         track = slider.locator(".noUi-target").first.bounding_box()

@@ -7,6 +7,7 @@ numpy tier and no further until the test lets go; then Panel takes over.
 import pytest
 
 from tests.support.browser import Held
+from tests.support.pages import figure_card
 
 pytestmark = pytest.mark.browser
 LIVE = 120_000
@@ -15,16 +16,14 @@ NUMPY, POSVIZ = "pyodide/numpy-*.whl", "wheels/posviz-*.whl"  # the numpy tier's
 
 
 def press(page, slider: int, times: int = 1):
-    handle = page.locator(".posviz-figure").first.locator(".noUi-handle").nth(slider)
+    handle = figure_card(page, 0).locator(".noUi-handle").nth(slider)
     handle.focus()
     for _ in range(times):
         handle.press("ArrowRight")
 
 
 def readout(page) -> str:
-    return " ".join(
-        page.locator(".posviz-figure").first.locator(".posviz-readout p").all_inner_texts()
-    )
+    return " ".join(figure_card(page, 0).locator(".posviz-readout p").all_inner_texts())
 
 
 def drawn(page, plot: str) -> bool:

@@ -13,11 +13,12 @@
 // reader never scrolls onto a blank box. Printing draws every figure first.
 (function () {
   const Document = window.Bokeh && Bokeh.require && Bokeh.require("document").Document;
-  if (!Document || !Bokeh.embed) return;
+  // posvizLazyOff: every figure at once, as before (benchmarks/lazy.py's A/B).
+  if (!Document || !Bokeh.embed || window.posvizLazyOff) return;
   const AHEAD = "100% 0px 100% 0px"; // one screen above and below the viewport
   const pending = new Map(); // element id → {model, doc, el, island}
   const drawn = new Set(); // element ids whose figure has been drawn
-  let embedding = null; // root id → island, for the embed in progress
+  let embedding = null; // the elements of the embed in progress, by root index
   const api = (window.posvizLazy = {
     // figure ids whose islands wait to be drawn, in page order
     waiting: () => [...pending.values()].map((p) => Number(p.island.dataset.figure)),
@@ -42,44 +43,45 @@
     }, {rootMargin: AHEAD})
     : null;
 
-  // Which roots of the next embed wait: those of islands not drawn before and
-  // not near. A page without IntersectionObserver draws everything at once.
+  // The elements of the next embed's roots, in the order Bokeh places them: the
+  // document's root i goes to the element of the item's root_ids[i]
+  // (embed/dom: _resolve_root_elements; Panel's handler remaps the ids).
   const embedItems = Bokeh.embed.embed_items;
   Bokeh.embed.embed_items = function (docsJson, renderItems) {
-    embedding = new Map();
-    for (const item of renderItems) {
-      for (const [rootId, elementId] of Object.entries(item.roots || {})) {
-        const island = islandOf(document.getElementById(elementId));
-        if (!island) continue;
-        if (observer && !drawn.has(elementId) && !near(island)) embedding.set(rootId, island);
-        else {
-          drawn.add(elementId);
-          mark(island, "drawn");
-        }
-      }
-    }
+    const item = renderItems.find((each) => each.docid != null && each.root_ids && each.roots);
+    embedding = item
+      ? item.root_ids.map((id) => document.getElementById(item.roots[id]))
+      : null;
     return embedItems.call(this, docsJson, renderItems);
   };
 
-  // Bokeh builds a view for every root that has a default_view: hide it on the
-  // waiting roots, as on a model with no view (Bokeh then counts it idle).
+  // Which roots wait: those of islands not drawn before and not near. Bokeh builds
+  // a view for every root that has a default_view: hide it on those, as on a model
+  // with no view (Bokeh then counts it idle). A page without IntersectionObserver
+  // draws everything at once.
   const fromJson = Document.from_json;
   Document.from_json = function (...args) {
     const doc = fromJson.apply(this, args);
     if (!embedding) return doc;
-    for (const p of pending.values()) observer.unobserve(p.island);
-    pending.clear();
-    for (const [rootId, island] of embedding) {
-      const model = doc.get_model_by_id(rootId);
-      const el = island.querySelector("[data-root-id]");
-      if (!model || !el) continue;
-      model.default_view = null;
-      pending.set(el.id, {model, doc, el, island});
-      island.dataset.posvizRoot = el.id;
-      mark(island, "waiting");
-      observer.observe(island);
-    }
+    const elements = embedding;
     embedding = null;
+    for (const p of pending.values()) observer?.unobserve(p.island);
+    pending.clear();
+    doc.all_roots.forEach((model, i) => {
+      const el = elements[i];
+      const island = islandOf(el);
+      if (!island) return;
+      if (observer && !drawn.has(el.id) && !near(island)) {
+        model.default_view = null;
+        pending.set(el.id, {model, doc, el, island});
+        island.dataset.posvizRoot = el.id;
+        mark(island, "waiting");
+        observer.observe(island);
+      } else {
+        drawn.add(el.id);
+        mark(island, "drawn");
+      }
+    });
     return doc;
   };
 

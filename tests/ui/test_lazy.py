@@ -1,0 +1,158 @@
+"""Lazy join (build/lazy.js): a figure far below the fold gets no view until the reader
+scrolls near it; then it is drawn, in the preview or in the live document, and answers.
+
+The topic page at 1280×900 shows four figures; 4121 is the last, two screens down.
+The network is blocked for every page (``blocked`` stays empty).
+"""
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.support.browser import Held, sealed_context
+from tests.support.pages import (
+    LIVE,
+    fingerprint,
+    new_page,
+    press_on_slider,
+    wait_for_change,
+    wait_for_plot,
+)
+
+pytestmark = pytest.mark.browser
+TOPIC = "topic-positional-encoding.html"
+FAR, FAR_INDEX, FAR_PLOT = 4121, 3, "posviz-4121-layers1"
+PAINTED = (
+    "() => window.posvizLazy && Bokeh.index.roots.length"
+    " && Bokeh.index.roots.every(v => v.has_finished())"
+)
+
+
+def island(page, figure: int):
+    return page.locator(f".posviz-island[data-figure='{figure}']")
+
+
+def views_of(page, figure: int) -> int:
+    """How many Bokeh root views draw into the figure's island."""
+    return page.evaluate(
+        """(id) => Bokeh.index.roots.filter(v => v.el && v.el.isConnected
+             && v.el.closest(`.posviz-island[data-figure='${id}']`)).length""",
+        figure,
+    )
+
+
+def test_a_far_figure_waits_then_answers_from_its_frames_once_scrolled_to(
+    built_site, page, blocked
+):
+    with Held(built_site, "pyodide/*") as url:  # no Python at all: the preview alone
+        page.goto(f"{url}/{TOPIC}")
+        page.wait_for_function(PAINTED, timeout=30_000)
+        far = island(page, FAR)
+        assert FAR in page.evaluate("posvizLazy.waiting()")
+        expect(far).to_have_attribute("data-posviz-island", "waiting")
+        assert views_of(page, FAR) == 0 and views_of(page, 96) == 1
+        # Never a blank box: the island keeps its figure's room and says what comes.
+        room = far.bounding_box()["height"]
+        assert room >= 622, room  # query_reach.island_height, wide
+        label = page.evaluate(
+            "(el) => getComputedStyle(el, '::before').content",
+            far.element_handle(),
+        )
+        assert "Drawing the live figure" in label
+        # Its models are in the document all along (frames and deep links reach them).
+        before = fingerprint(page, FAR_PLOT)
+        assert before is not None
+
+        below = page.locator("#figure-4121 figcaption")
+        top_before = below.bounding_box()["y"] - far.bounding_box()["y"]
+        far.scroll_into_view_if_needed()
+        expect(far).to_have_attribute("data-posviz-island", "drawn")
+        assert views_of(page, FAR) == 1
+        assert FAR in page.evaluate("posvizLazy.joined")
+        top_after = below.bounding_box()["y"] - far.bounding_box()["y"]
+        assert abs(top_after - top_before) <= 0.1 * top_before, (top_before, top_after)
+
+        page.wait_for_function("() => document.body.dataset.posvizFrames === 'ready'")
+        press_on_slider(page, FAR_INDEX, 0)  # image side, from a precomputed frame
+        wait_for_change(page, FAR_PLOT, before)
+        assert page.evaluate(f"posvizFrames.state[{FAR}]") == "frame"
+        assert "4121.side=" in page.url
+        assert page.evaluate("document.body.dataset.posviz") == "loading"  # Python held back
+    assert blocked == [] and page.errors == []
+
+
+def test_a_figure_scrolled_to_after_python_arrives_joins_the_live_document(
+    static_site, page, blocked
+):
+    page.goto(f"{static_site}/{TOPIC}")
+    page.wait_for_function("() => document.body.dataset.posviz !== 'loading'", timeout=LIVE)
+    assert page.evaluate("document.body.dataset.posviz") == "live"
+    far = island(page, FAR)
+    # Python's document came, and the far figure still has no view in it.
+    expect(far).to_have_attribute("data-posviz-island", "waiting")
+    assert views_of(page, FAR) == 0
+    far.scroll_into_view_if_needed()
+    expect(far).to_have_attribute("data-posviz-island", "drawn")
+    assert page.evaluate(
+        f"""() => Bokeh.index.roots.find(v => v.el && v.el.closest(".posviz-island[data-figure='{FAR}']"))
+                 .model.document === posvizWorker.jsdoc"""
+    ), "the far figure was drawn from another document than Python's live one"
+    before = wait_for_plot(page, FAR_PLOT)
+    press_on_slider(page, FAR_INDEX, 0)
+    after = wait_for_change(page, FAR_PLOT, before)  # Python computed it: frames stop at live
+    assert after != before
+    page.wait_for_function("() => location.search.includes('4121.side=17')")
+    assert blocked == [] and page.errors == []
+
+
+def test_a_deep_link_reaches_a_far_figure_before_it_is_drawn(static_site, page, blocked):
+    page.goto(f"{static_site}/{TOPIC}?4121.row=3")
+    page.wait_for_function(PAINTED, timeout=30_000)
+    page.wait_for_function("() => document.body.dataset.posvizFrames === 'ready'")
+    assert FAR in page.evaluate("posvizLazy.waiting()")
+    far = island(page, FAR)
+    far.scroll_into_view_if_needed()
+    expect(far).to_have_attribute("data-posviz-island", "drawn")
+    expect(far.locator(".posviz-readout p").first).to_contain_text("query at row 3, column 8")
+    assert blocked == [] and page.errors == []
+
+
+def test_printing_draws_every_waiting_figure(static_site, page):
+    page.goto(f"{static_site}/{TOPIC}")
+    page.wait_for_function(PAINTED, timeout=30_000)
+    assert page.evaluate("posvizLazy.waiting()") != []
+    page.emulate_media(media="print")
+    page.wait_for_function("() => posvizLazy.waiting().length === 0", timeout=15_000)
+    for figure in (96, 710, 7256, 4121):
+        assert views_of(page, figure) == 1, figure
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("width", [1280, 768, 390])
+def test_each_figure_s_room_fits_the_figure_drawn_in_it(browser, static_site, width):
+    """The room an island keeps (figure.island_height) is never more than the figure
+    drawn in it (that would leave a gap) and at most a third less (a jump)."""
+    blocked = []
+    context = sealed_context(browser, blocked, viewport={"width": width, "height": 900})
+    page = new_page(context)
+    try:
+        page.goto(f"{static_site}/{TOPIC}")
+        page.wait_for_function(PAINTED, timeout=30_000)
+        page.evaluate("posvizLazy.joinAll()")
+        page.wait_for_function("() => posvizLazy.waiting().length === 0")
+        page.wait_for_function(PAINTED)
+        found = page.evaluate(
+            """() => [...document.querySelectorAll('.posviz-island')].map((el) => {
+                 const room = parseFloat(getComputedStyle(el).minHeight);
+                 el.style.minHeight = '0px';
+                 const drawn = el.getBoundingClientRect().height;
+                 el.style.minHeight = '';
+                 return [Number(el.dataset.figure), room, drawn];
+               })"""
+        )
+        assert len(found) == 4
+        for figure, room, drawn in found:
+            assert room <= drawn + 1, f"figure {figure} at {width}px: room {room} > drawn {drawn}"
+            assert drawn <= 1.34 * room, f"figure {figure} at {width}px: drawn {drawn}, room {room}"
+        assert blocked == [] and page.errors == []
+    finally:
+        context.close()
