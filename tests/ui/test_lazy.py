@@ -92,10 +92,10 @@ def test_a_figure_scrolled_to_after_python_arrives_joins_the_live_document(
     assert views_of(page, FAR) == 0
     far.scroll_into_view_if_needed()
     expect(far).to_have_attribute("data-posviz-island", "drawn")
-    assert page.evaluate(
-        f"""() => Bokeh.index.roots.find(v => v.el && v.el.closest(".posviz-island[data-figure='{FAR}']"))
-                 .model.document === posvizWorker.jsdoc"""
-    ), "the far figure was drawn from another document than Python's live one"
+    drawn_from_live = """(id) => Bokeh.index.roots
+        .find((v) => v.el && v.el.closest(`.posviz-island[data-figure='${id}']`))
+        .model.document === posvizWorker.jsdoc"""
+    assert page.evaluate(drawn_from_live, FAR), "drawn from another document than Python's"
     before = wait_for_plot(page, FAR_PLOT)
     press_on_slider(page, FAR_INDEX, 0)
     after = wait_for_change(page, FAR_PLOT, before)  # Python computed it: frames stop at live
