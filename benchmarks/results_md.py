@@ -318,6 +318,25 @@ def scale_section(scale: dict) -> list[str]:
     )
 
 
+def lazy_section(lazy: dict) -> list[str]:
+    """benchmarks/lazy.py: the topic with far figures waiting (lazy) and all drawn (eager)."""
+    lines = [
+        "",
+        "## Lazy join (lazy.py; the topic page cold, lazy ÷ eager of the same run)",
+        "",
+        f"Measured {lazy['machine']['date']}; medians of {lazy['rounds']} rounds, the variants "
+        "interleaved. Eager is the same export with `window.posvizLazyOff` set.",
+        "",
+    ]
+    rows = []
+    for view, ratios in lazy["ratios"].items():
+        eager, waiting = lazy["medians"][f"{view}/eager"], lazy["medians"][f"{view}/lazy"]
+        for measure, ratio in ratios.items():
+            rows.append([view, measure, eager[measure], waiting[measure], ratio])
+        rows.append([view, "figures waiting at paint", eager["waiting"], waiting["waiting"], ""])
+    return lines + rows_table(["viewport", "measure", "eager", "lazy", "lazy ÷ eager"], rows)
+
+
 def _search(found: dict | None) -> str:
     if not found:
         return "not measured"
@@ -619,6 +638,8 @@ def render(folder: Path) -> str:
     for name in ("scale", "scale_500"):  # scale_500: a run to N = 500 with its own N = 0
         if name in results:
             lines += scale_section(results[name])
+    if "lazy" in results:
+        lines += lazy_section(results["lazy"])
     notes = folder.parent / "notes.md"
     if notes.exists():
         lines += ["", notes.read_text().rstrip()]
