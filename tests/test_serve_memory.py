@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from posviz.compose import memory
 from tests.support.browser import free_port, posviz_server
 
 ROUTE = "/topic-positional-encoding"
@@ -54,14 +55,21 @@ def wave(url: str, count: int) -> list:
     return errors
 
 
-def settled(pid: int, cap_s: float = 45) -> float:
-    """RSS once it has held still for 4 s after falling (Panel collects, then posviz trims)."""
+def settled(pid: int, cap_s: float = 60) -> float:
+    """RSS once it has held still for 4 s after falling (Panel collects, then posviz trims).
+
+    Not before the trim can have run: the last session is dropped 0.5 s after its
+    reader left, Panel collects 5 s later and posviz trims 7 s after that drop
+    (compose/memory.py). A fall at Panel's collection alone is not the end.
+    """
+    earliest = 1 + memory.TRIM_AFTER_S + 4  # s: the drop, the trim, room for a loaded machine
     samples = [rss_mb(pid)]
     while len(samples) < cap_s:
         time.sleep(1)
         samples.append(rss_mb(pid))
         fell = samples[-1] < max(samples) - 1
-        if len(samples) > 10 and fell and max(samples[-4:]) - min(samples[-4:]) < 0.5:
+        steady = max(samples[-4:]) - min(samples[-4:]) < 0.5
+        if len(samples) > earliest and fell and steady:
             break
     return samples[-1]
 

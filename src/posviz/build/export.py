@@ -331,6 +331,21 @@ def share_page_scripts(out: Path) -> None:
         page.write_text(html[: found.start()] + tag + html[found.end() :], "utf-8")
 
 
+BUILD_STAMP = re.compile(rb'"build": "[0-9a-f]{16}"')
+
+
+def unstamped_scan(data: bytes, suffix: str, scan_bytes):
+    """The offline scan's findings for a file, from the cache (``pagecache.remembered_scan``).
+
+    A page's build stamp changes with every build (it hashes the wheels, the
+    content among them), so pages are looked up with it put back to its
+    placeholder: sixteen hex digits on one line hold no URL, and the lines stay.
+    """
+    if suffix == ".html":
+        data = BUILD_STAMP.sub(b'"build": ' + BUILD_PLACEHOLDER.encode(), data, count=1)
+    return pagecache.remembered_scan(data, suffix, scan_bytes)
+
+
 def rewrite_page(html: str, name: str, cdn: bool) -> str:
     """Offline URLs, the connection to the shared runtime first thing, and the loader."""
     page = f"{name}.html"
@@ -728,13 +743,14 @@ def build(out: Path, cdn: bool = False, base_url: str | None = None) -> int:
         check_host_versions()
         if base_url is not None:
             base_url = check_base_url(base_url)
-        found = list(routes(content.load()))
+        library = content.load()
+        found = list(routes(library))
         dist = distribution.assemble(packages=LOCK_PACKAGES)
         python = distribution.python_version(dist)
         with target.lock(out):
             target.recover(out)
             work = target.fresh(out)
-            make_site(work, found, dist, python, cdn, base_url)
+            make_site(work, found, dist, python, cdn, base_url, library)
             target.seal(work, posviz=__version__)
             target.swap(work, out)
             work = None
@@ -761,13 +777,22 @@ def build(out: Path, cdn: bool = False, base_url: str | None = None) -> int:
 
 
 def make_site(
-    out: Path, found: list[Route], dist: Path, python: str, cdn: bool, base_url: str | None = None
+    out: Path,
+    found: list[Route],
+    dist: Path,
+    python: str,
+    cdn: bool,
+    base_url: str | None = None,
+    library=None,
 ) -> None:
-    """Write the whole site into the empty folder `out`, offline scan included."""
+    """Write the whole site into the empty folder `out`, offline scan included.
+
+    ``library``: the content ``found`` was routed from (loaded again if not given).
+    """
     cdn_root = "https://cdn.holoviz.org/panel/" if cdn else PANEL_CDN_ROOT
     settings = {"cdn_root": cdn_root, "base_url": base_url}
     root = content.default_root()
-    route_keys = pagecache.keys(found, content.load(root), root, settings)
+    route_keys = pagecache.keys(found, library or content.load(root), root, settings)
     missing = pagecache.restore(route_keys, out)
     reused = len(found) - len(missing)
     log(
@@ -776,13 +801,15 @@ def make_site(
     )
     if missing:
         prerender(missing, out, cdn_root, base_url=base_url)
+        # The cache keeps each page as rewritten: the key covers its inputs (the
+        # route, the settings, posviz's code), so a reused page needs no rewrite.
+        for name in missing:
+            page = out / f"{name}.html"
+            page.write_text(rewrite_page(page.read_text("utf-8"), name, cdn), "utf-8")
         pagecache.store(route_keys, out, missing)
     copy_stylesheet(out)
     if base_url:
         sitemap(out, found, base_url)
-    for route in found:
-        page = out / f"{route.name}.html"
-        page.write_text(rewrite_page(page.read_text("utf-8"), route.name, cdn), "utf-8")
     share_page_scripts(out)
     log("computing the figures' frames")
     listed = add_frames(out, found)
@@ -808,7 +835,7 @@ def make_site(
     search.index(out)  # the pages are final: nothing edits them after this
     site_manifest(out, found, listed)
     if not cdn:
-        remember = pagecache.remembered_scan if pagecache.enabled() else None
+        remember = unstamped_scan if pagecache.enabled() else None
         findings = scan(out, EXEMPT, remember)
         if findings:
             more = f" and {len(findings) - 1} more" if len(findings) > 1 else ""

@@ -21,6 +21,8 @@ import csv
 import fnmatch
 import hashlib
 import io
+import os
+import shutil
 import sys
 import tarfile
 import tempfile
@@ -460,14 +462,40 @@ def collect_pure_wheels(
 
     ``names``: default every wheel pinned in ``table`` (default pins.json).
     Downloads are cached under ``cache_root/wheels-py312/raw/`` and checked
-    against their pins on every use; slimming is redone each time (cheap:
-    benchmarks/notes.md), so no unpinned derived file is trusted.
+    against their pins on every use. A slimmed wheel is kept under the sha256
+    of the raw wheel's bytes and of this module (``slim/``), so what is reused
+    is exactly what slimming those bytes gives.
     """
     table = table if table is not None else pins.PINS
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
     wanted = names if names is not None else [*table["wheels"], *table["sdists"]]
+    root = Path(cache_root) if cache_root is not None else default_cache_root()
+    slim_dir = root / f"wheels-py{python.replace('.', '')}" / "slim"
     return [
-        slim_wheel(raw_wheel(name, python, cache_root, table), dest)
+        slim_remembered(raw_wheel(name, python, cache_root, table), dest, slim_dir)
         for name in sorted(str(canonicalize_name(n)) for n in wanted)
     ]
+
+
+SLIMMER = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+
+
+def slim_remembered(src: Path, dest_dir: Path, slim_dir: Path) -> Path:
+    """``slim_wheel(src, dest_dir)``, from ``slim_dir`` when these bytes were slimmed before."""
+    key = hashlib.sha256(SLIMMER.encode() + Path(src).read_bytes()).hexdigest()
+    kept = slim_dir / key[:32]
+    found = sorted(kept.glob("*.whl")) if kept.is_dir() else []
+    if len(found) == 1:
+        target = Path(dest_dir) / found[0].name
+        target.write_bytes(found[0].read_bytes())
+        return target
+    made = slim_wheel(src, dest_dir)
+    partial = slim_dir / f"{key[:32]}.{os.getpid()}.partial"
+    partial.mkdir(parents=True, exist_ok=True)
+    (partial / made.name).write_bytes(made.read_bytes())
+    try:
+        partial.replace(kept)  # whole or not at all, even with two builds at once
+    except OSError:  # another build kept it first
+        shutil.rmtree(partial, ignore_errors=True)
+    return made
