@@ -640,6 +640,23 @@ def render(folder: Path) -> str:
             lines += scale_section(results[name])
     if "lazy" in results:
         lines += lazy_section(results["lazy"])
+    if "build_cost" in results:
+        cost = results["build_cost"]
+        lines += [
+            "",
+            f"## Per-route cost of a full build (build_cost.py; before = {cost['before_commit']},"
+            " one run)",
+            "",
+            f"Measured {cost['machine']['date']}. Seconds per route added by {cost['pages']}"
+            " generated pages, full builds from an empty page cache.",
+            "",
+        ]
+        rows = [
+            [name, t["0"], t[str(cost["pages"])], cost["per_added_route_s"][name]]
+            for name, t in cost["full_build_s"].items()
+        ]
+        lines += rows_table(["checkout", "N = 0 s", f"N = {cost['pages']} s", "s per route"], rows)
+        lines += ["", f"After ÷ before: **{cost['after_over_before']}** (target ≤ 0.5)."]
     notes = folder.parent / "notes.md"
     if notes.exists():
         lines += ["", notes.read_text().rstrip()]
