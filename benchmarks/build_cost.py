@@ -15,12 +15,10 @@ the older code's cache entries never mix with the newer's).
     python -m benchmarks.build_cost --before /tmp/before --before-cache /tmp/cache-before
 """
 
-import os
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from benchmarks import scale
@@ -34,28 +32,6 @@ def options(parser) -> None:
     parser.add_argument("--pages", type=int, default=100, help="N generated pages (default 100)")
 
 
-def full_build(checkout: Path, content: Path, out: Path, cache: Path | None) -> float:
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(checkout / "src"),
-        "POSVIZ_CONTENT": str(content),
-        "POSVIZ_PAGE_CACHE": str(out.parent / f"{out.name}-pages"),  # empty: a full build
-    }
-    if cache is not None:
-        env["POSVIZ_CACHE"] = str(cache)
-    started = time.monotonic()
-    done = subprocess.run(
-        [sys.executable, "-m", "posviz.cli", "build", "--out", str(out)],
-        env=env,
-        cwd=checkout,
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode:
-        raise SystemExit(f"{checkout}: build failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
-    return time.monotonic() - started
-
-
 def measure(args) -> dict:
     checkouts = {"before": (args.before.resolve(), args.before_cache), "after": (ROOT, None)}
     tags = scale.real_tags()
@@ -64,14 +40,13 @@ def measure(args) -> dict:
         work = Path(folder)
         for n in (0, args.pages):  # both checkouts at one N, then the next N
             for name, (checkout, cache) in checkouts.items():
-                content = work / f"{name}-content-{n}"
-                scale.CONTENT = checkout / "content"  # generated from that checkout's content
-                scale.make_content(content, n, tags)
-                seconds = full_build(checkout, content, work / f"{name}-site-{n}", cache)
+                content, out = work / f"{name}-content-{n}", work / f"{name}-site-{n}"
+                scale.make_content(content, n, tags, base=checkout / "content")
+                pages = work / f"{name}-pages-{n}"  # empty: a full build
+                seconds, _ = scale.build(content, out, pages, checkout, cache)
                 found.setdefault(name, {})[n] = round(seconds, 1)
                 print(f"  {name} N = {n}: {seconds:.1f} s", flush=True)
-                shutil.rmtree(work / f"{name}-site-{n}", ignore_errors=True)
-    scale.CONTENT = ROOT / "content"
+                shutil.rmtree(out, ignore_errors=True)
     per_route = {name: round((t[args.pages] - t[0]) / args.pages, 3) for name, t in found.items()}
     commit = subprocess.run(
         ["git", "-C", str(args.before), "rev-parse", "--short", "HEAD"],

@@ -264,18 +264,21 @@ def docs_timeline(runtime: dict) -> list[str]:
     ]
 
 
+def heading(title: str, found: dict, how: str) -> list[str]:
+    """A section's heading, and when and how its benchmark measured."""
+    return ["", f"## {title}", "", f"Measured {found['machine']['date']}; {how}", ""]
+
+
 def scale_section(scale: dict) -> list[str]:
     """benchmarks/scale.py: the site with N synthetic pages, each against N = 0 of its run."""
-    lines = [
-        "",
-        "## The site as it grows (scale.py; × N = 0 of the same run)",
-        "",
-        f"Measured {scale['machine']['date']}; topic loads cold, median of {scale['runs']} "
+    lines = heading(
+        "The site as it grows (scale.py; × N = 0 of the same run)",
+        scale,
+        f"topic loads cold, median of {scale['runs']} "
         "run(s), network sealed. Times depend on the machine's load: compare them within "
         "the run. Search: the box's time to results, the first query (it loads Pagefind) "
         "and the median (max) of ten warm ones, each a word only one page has.",
-        "",
-    ]
+    )
     rows = []
     for r in scale["sizes"]:
         vs = r["vs_n0"]
@@ -320,14 +323,12 @@ def scale_section(scale: dict) -> list[str]:
 
 def lazy_section(lazy: dict) -> list[str]:
     """benchmarks/lazy.py: the topic with far figures waiting (lazy) and all drawn (eager)."""
-    lines = [
-        "",
-        "## Lazy join (lazy.py; the topic page cold, lazy ÷ eager of the same run)",
-        "",
-        f"Measured {lazy['machine']['date']}; medians of {lazy['rounds']} rounds, the variants "
+    lines = heading(
+        "Lazy join (lazy.py; the topic page cold, lazy ÷ eager of the same run)",
+        lazy,
+        f"medians of {lazy['rounds']} rounds, the variants "
         "interleaved. Eager is the same export with `window.posvizLazyOff` set.",
-        "",
-    ]
+    )
     rows = []
     for view, ratios in lazy["ratios"].items():
         eager, waiting = lazy["medians"][f"{view}/eager"], lazy["medians"][f"{view}/lazy"]
@@ -335,6 +336,23 @@ def lazy_section(lazy: dict) -> list[str]:
             rows.append([view, measure, eager[measure], waiting[measure], ratio])
         rows.append([view, "figures waiting at paint", eager["waiting"], waiting["waiting"], ""])
     return lines + rows_table(["viewport", "measure", "eager", "lazy", "lazy ÷ eager"], rows)
+
+
+def build_cost_section(cost: dict) -> list[str]:
+    """benchmarks/build_cost.py: seconds per added route, this checkout against an older one."""
+    n = str(cost["pages"])
+    lines = heading(
+        "Per-route cost of a full build "
+        f"(build_cost.py; before = {cost['before_commit']}, one run)",
+        cost,
+        f"seconds per route added by {n} generated pages, full builds from an empty page cache.",
+    )
+    rows = [
+        [name, t["0"], t[n], cost["per_added_route_s"][name]]
+        for name, t in cost["full_build_s"].items()
+    ]
+    lines += rows_table(["checkout", "N = 0 s", f"N = {n} s", "s per route"], rows)
+    return [*lines, "", f"After ÷ before: **{cost['after_over_before']}** (target ≤ 0.5)."]
 
 
 def _search(found: dict | None) -> str:
@@ -641,22 +659,7 @@ def render(folder: Path) -> str:
     if "lazy" in results:
         lines += lazy_section(results["lazy"])
     if "build_cost" in results:
-        cost = results["build_cost"]
-        lines += [
-            "",
-            f"## Per-route cost of a full build (build_cost.py; before = {cost['before_commit']},"
-            " one run)",
-            "",
-            f"Measured {cost['machine']['date']}. Seconds per route added by {cost['pages']}"
-            " generated pages, full builds from an empty page cache.",
-            "",
-        ]
-        rows = [
-            [name, t["0"], t[str(cost["pages"])], cost["per_added_route_s"][name]]
-            for name, t in cost["full_build_s"].items()
-        ]
-        lines += rows_table(["checkout", "N = 0 s", f"N = {cost['pages']} s", "s per route"], rows)
-        lines += ["", f"After ÷ before: **{cost['after_over_before']}** (target ≤ 0.5)."]
+        lines += build_cost_section(results["build_cost"])
     notes = folder.parent / "notes.md"
     if notes.exists():
         lines += ["", notes.read_text().rstrip()]

@@ -70,9 +70,9 @@ def real_tags() -> list[str]:
     return list(dict.fromkeys(tag for page in library.pages.values() for tag in page.tags))
 
 
-def make_content(folder: Path, n: int, tags: list[str]) -> list[str]:
-    """A copy of content/ with ``n`` synthetic pages and the topic over everything."""
-    shutil.copytree(CONTENT, folder)
+def make_content(folder: Path, n: int, tags: list[str], base: Path = CONTENT) -> list[str]:
+    """A copy of ``base`` (content/) with ``n`` synthetic pages and the topic over everything."""
+    shutil.copytree(base, folder)
     real = sorted(p.stem for p in (folder / "pages").glob("*.md"))
     slugs = [f"synthetic-{i:04d}" for i in range(n)]
     for i, slug in enumerate(slugs):
@@ -96,19 +96,34 @@ def make_content(folder: Path, n: int, tags: list[str]) -> list[str]:
     return slugs or real
 
 
-def build(content: Path, out: Path, pages: Path) -> tuple[float, int]:
-    # Each N starts from an empty page cache (build/pagecache.py): the first build is
-    # a full one, the one after the edit reuses what did not change.
+def build(
+    content: Path, out: Path, pages: Path, checkout: Path | None = None, cache: Path | None = None
+) -> tuple[float, int]:
+    """Seconds `posviz build` took, and the routes it pre-rendered.
+
+    Each N starts from an empty page cache (build/pagecache.py): the first build is
+    a full one, the one after the edit reuses what did not change. ``checkout``:
+    build with that checkout's code (its src/ first on the path); ``cache``: its
+    build cache (``POSVIZ_CACHE``).
+    """
     env = {**os.environ, "POSVIZ_CONTENT": str(content), "POSVIZ_PAGE_CACHE": str(pages)}
+    if checkout is not None:
+        env["PYTHONPATH"] = str(checkout / "src")
+    if cache is not None:
+        env["POSVIZ_CACHE"] = str(cache)
     started = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-m", "posviz.cli", "build", "--out", str(out)],
         env=env,
+        cwd=checkout,
         capture_output=True,
         text=True,
     )
     if done.returncode:
-        raise SystemExit(f"posviz build failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+        where = f" ({checkout})" if checkout else ""
+        raise SystemExit(
+            f"posviz build{where} failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+        )
     took = time.monotonic() - started
     converted = re.search(r"converting (\d+) dashboards", done.stdout + done.stderr)
     return took, int(converted.group(1)) if converted else -1

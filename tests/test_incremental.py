@@ -90,17 +90,13 @@ def test_a_figure_edit_changes_only_the_routes_that_show_it(copy, tmp_path, monk
     edited.write_text(edited.read_text("utf-8") + "\n# an edit\n", "utf-8")
     after = keys_of(copy)
     changed = {name for name in before if before[name] != after[name]}
-    library = content.load(copy)
-    expected = {
-        route.name
-        for route in routes(library)
-        if route.kind in {"home", "tag"} or 710 in route.figures
-    }
-    assert changed == expected
+    assert changed == showing(content.load(copy), 710)
     assert any(kind == "page" for name, kind in kinds(copy).items() if name not in changed)
 
 
-def test_a_pin_or_any_other_code_change_changes_every_route(copy, tmp_path, monkeypatch):
+def editable_posviz(tmp_path: Path, monkeypatch) -> tuple[Path, dict[int, Path]]:
+    """A copy of posviz whose bytes the keys read (so a test can edit them), and its
+    figure modules by id."""
     original, package = pagecache.PACKAGE, tmp_path / "posviz"
     shutil.copytree(original, package, ignore=shutil.ignore_patterns("__pycache__"))
     modules = {
@@ -109,6 +105,20 @@ def test_a_pin_or_any_other_code_change_changes_every_route(copy, tmp_path, monk
     }
     monkeypatch.setattr(pagecache, "PACKAGE", package)
     monkeypatch.setattr(pagecache, "figure_modules", lambda: modules)
+    return package, modules
+
+
+def showing(library, figure_id: int) -> set[str]:
+    """The routes a figure edit re-renders: those that show it, and home and tags (they name it)."""
+    return {
+        route.name
+        for route in routes(library)
+        if route.kind in {"home", "tag"} or figure_id in route.figures
+    }
+
+
+def test_a_pin_or_any_other_code_change_changes_every_route(copy, tmp_path, monkeypatch):
+    package, _ = editable_posviz(tmp_path, monkeypatch)
     before = keys_of(copy)
     pins = package / "build" / "pins.json"
     pins.write_text(pins.read_text("utf-8") + "\n", "utf-8")  # new bytes, same pins
@@ -175,19 +185,8 @@ def test_incremental_builds_after_a_page_a_figure_and_a_pin_edit_are_byte_identi
     (root / "topics" / "scratch.md").write_text(TINY_TOPIC, "utf-8")
     monkeypatch.setenv("POSVIZ_CONTENT", str(root))
     monkeypatch.setenv(pagecache.CACHE_ENV, str(tmp_path / "pages"))
-    # A copy of posviz whose bytes the keys read, so the test can edit them.
-    original, package = pagecache.PACKAGE, tmp_path / "posviz"
-    shutil.copytree(original, package, ignore=shutil.ignore_patterns("__pycache__"))
-    modules = {
-        fid: package / path.relative_to(original)
-        for fid, path in pagecache.figure_modules().items()
-    }
-    monkeypatch.setattr(pagecache, "PACKAGE", package)
-    monkeypatch.setattr(pagecache, "figure_modules", lambda: modules)
-    total = len(kinds(root))
-    showing = len(  # as test_a_figure_edit_changes_only_the_routes_that_show_it has it
-        [r for r in routes(content.load(root)) if r.kind in {"home", "tag"} or 710 in r.figures]
-    )
+    package, modules = editable_posviz(tmp_path, monkeypatch)
+    total, shown = len(kinds(root)), len(showing(content.load(root), 710))
 
     assert build(tmp_path / "first") == 0  # fills the cache
     slug = edit_a_section(root)
@@ -199,9 +198,9 @@ def test_incremental_builds_after_a_page_a_figure_and_a_pin_edit_are_byte_identi
 
     modules[710].write_text(modules[710].read_text("utf-8") + "\n# an edit\n", "utf-8")
     assert build(tmp_path / "figure-edit") == 0
-    assert 0 < showing < total
+    assert 0 < shown < total
     assert converted(capsys.readouterr().out) == (
-        f"converting {showing} dashboards ({total - showing} unchanged, reused)"
+        f"converting {shown} dashboards ({total - shown} unchanged, reused)"
     )
 
     pins = package / "build" / "pins.json"
