@@ -23,9 +23,7 @@
     // figure ids whose islands wait to be drawn, in page order
     waiting: () => [...pending.values()].map((p) => Number(p.island.dataset.figure)),
     joined: [], // figure ids in the order they were drawn after the page's embed
-    join: (figure) => Promise.all([...pending.values()]
-      .filter((p) => Number(p.island.dataset.figure) === Number(figure))
-      .map((p) => join(p.el.id))),
+    joinAll: () => Promise.all([...pending.keys()].map(join)), // print; tests and benchmarks
   });
 
   const islandOf = (el) => (el ? el.closest(".posviz-island") : null);
@@ -104,10 +102,8 @@
     api.joined.push(Number(p.island.dataset.figure));
   }
 
-  const joinAll = () => Promise.all([...pending.keys()].map(join));
-  api.joinAll = joinAll;
-  window.addEventListener("beforeprint", joinAll);
+  window.addEventListener("beforeprint", api.joinAll);
   if (window.matchMedia) {
-    matchMedia("print").addEventListener("change", (event) => { if (event.matches) void joinAll(); });
+    matchMedia("print").addEventListener("change", (event) => { if (event.matches) void api.joinAll(); });
   }
 })();
