@@ -47,6 +47,21 @@ def test_registry_holds_every_figure_class_of_the_package_by_its_id():
 
 
 @pytest.mark.parametrize("cls", FIGURES.values(), ids=lambda cls: cls.__name__)
+def test_every_island_height_is_two_heights_narrow_no_less_than_wide(cls):
+    """The room a figure's island keeps (px): (wide, narrow), as the page's CSS reads it."""
+    height = cls.island_height
+    assert (
+        isinstance(height, tuple)
+        and len(height) == 2
+        and all(type(h) is int and 100 <= h <= 4000 for h in height)
+        and height[1] >= height[0]
+    ), (
+        f"island rule: {cls.__name__}.island_height is (wide, narrow) in px, each 100 to "
+        f"4000, the narrow no less than the wide; not {height!r} (CONTRIBUTING.md)"
+    )
+
+
+@pytest.mark.parametrize("cls", FIGURES.values(), ids=lambda cls: cls.__name__)
 def test_every_caption_follows_the_caption_rule(cls):
     caption = " ".join(cls.caption.split())
     assert len(caption) >= CAPTION_MIN_CHARS, (
