@@ -34,6 +34,7 @@ USED_IN = {
     "edit_readonly": ["*:with edit_readonly(state.location)"],
     "_simple_id": ["build/prerender.py:internals.restart_model_ids()"],
     "_simple_id_lock": ["build/prerender.py:internals.restart_model_ids()"],
+    "__init__": ["serve.py:write_dev_entries", "compose/devloop.py:ANY_ROUTE = "],
 }
 
 

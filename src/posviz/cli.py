@@ -5,7 +5,6 @@ import sys
 from pathlib import Path
 
 from posviz import content
-from posviz.serve import changed_routes, entries_folder, route_names  # noqa: F401 (old names)
 
 
 def check_content(root=None) -> content.Library | None:

@@ -113,6 +113,15 @@ def restart_model_ids() -> None:
         serialization._simple_id = BOKEH_FIRST_ID
 
 
+# Bokeh's server joins an app's path into a Tornado URL pattern unescaped
+# (``BokehTornado.__init__``: ``route = key + p[0]``), so an app whose path is a
+# regular expression answers every URL that matches it. ``posviz serve --dev``
+# names one entry script after the pattern of the routes content adds
+# (compose/devloop.py), so a page written while the server runs is served with no
+# restart. Checked by tests/test_serve_dev.py, which serves such a page.
+APP_PATH_PATTERN = ("bokeh.server.tornado", "BokehTornado", "__init__")
+
+
 class FullBounds:
     """Mixin for a ``param.Number``: say the whole allowed range when a value falls outside it."""
 
@@ -154,6 +163,7 @@ def python_internals() -> list[tuple[str, str, str]]:
         WEBSOCKET_OPEN,
         PARAM_VALIDATE_BOUNDS,
         MODEL_IDS,
+        APP_PATH_PATTERN,
         ("bokeh.util.serialization", "", "_simple_id_lock"),
         *SNAP_BACK,
         *[(module, "", n) for n in names],

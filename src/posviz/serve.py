@@ -29,10 +29,11 @@ def serve(
     """Become `panel serve` with one entry script per route of ``site``.
 
     ``allow_websocket_origin`` adds Host names answered (as in panel serve);
-    ``dev`` reloads code and restarts when routes change; ``panel_args`` go on to
-    panel serve as they are. Returns an exit status when it does not become the server.
+    ``dev`` makes every edit show in the open pages (``compose/devloop.py``);
+    ``panel_args`` go on to panel serve as they are. Returns an exit status when it
+    does not become the server.
     """
-    from posviz.compose import hosts
+    from posviz.compose import devloop, hosts
     from posviz.compose.entries import write_entries
     from posviz.compose.page import STATIC_DIR, STYLESHEET
     from posviz.compose.routes import HOME, routes
@@ -45,8 +46,10 @@ def serve(
         )
         return 2
     folder = entries_folder(port)
-    watched = sorted(content.default_root().rglob("*.md")) if dev else []
-    scripts = write_entries(routes(site), folder, watch=watched)
+    if dev:
+        scripts = write_dev_entries(folder)
+    else:
+        scripts = write_entries(routes(site), folder)
     command = [
         sys.executable,
         "-m",
@@ -79,15 +82,16 @@ def serve(
     if show:
         command.append("--show")
     if dev:
-        command.append("--autoreload")
+        # The page polls the watcher's state (compose/devloop.py) at /posviz-dev/.
+        command += ["--static-dirs", f"posviz-dev={folder / 'dev'}"]
+        env[devloop.ENV] = "1"
     command += list(panel_args)
     print(
         f"posviz: serving {len(scripts)} dashboards at http://{address}:{port}/",
         flush=True,
     )
     if dev:
-        head, tail = command[:4], command[4 + len(scripts) :]  # [python -m panel serve] scripts
-        return run_dev(head, tail, env, folder, route_names(site))
+        return run_dev(command, env, folder / "dev")
     return run_panel(command, env)
 
 
@@ -98,43 +102,41 @@ def route_names(site: content.Library) -> tuple[str, ...]:
     return tuple(route.name for route in routes(site))
 
 
-def changed_routes(known: tuple[str, ...], root=None) -> tuple[str, ...] | None:
-    """The routes now, if the content's pages or topics changed which routes exist, else None.
+def write_dev_entries(folder: Path) -> list[Path]:
+    """The entry scripts of ``--dev``: home, the gallery, and one for every other route.
 
-    Content with problems keeps the running server (the problems are printed once per
-    change of them by ``watch_routes``).
+    That one's file name is the URL pattern of routes a page of content adds
+    (``devloop.ANY_ROUTE``): Bokeh's server takes an app's path as a regular
+    expression (``internals.APP_PATH_PATTERN``), so a page written while the
+    server runs is served at once, with no restart.
     """
-    try:
-        site = content.load(root)
-    except content.ContentError:
-        return None
-    now = route_names(site)
-    return now if now != known else None
+    from posviz.compose.devloop import ANY_ROUTE
+    from posviz.compose.entries import DEV_TEMPLATE
+    from posviz.compose.routes import GALLERY, HOME
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for stale in folder.glob("*.py"):
+        stale.unlink()
+    scripts = []
+    for file_name, name in [(HOME, HOME), (GALLERY, GALLERY), (ANY_ROUTE, None)]:
+        path = folder / f"{file_name}.py"
+        path.write_text(DEV_TEMPLATE.format(name=repr(name)), "utf-8")
+        scripts.append(path)
+    return scripts
 
 
-DEV_POLL_S = 1.0
+def run_dev(command: list[str], env: dict[str, str], state: Path) -> int:
+    """``panel serve`` as a child, and the watcher that tells its pages what changed.
 
-
-def run_dev(
-    head: list[str], tail: list[str], env: dict[str, str], folder: Path, known: tuple[str, ...]
-) -> int:
-    """``panel serve`` as a child, started again when a page or topic is added or removed.
-
-    ``panel serve`` takes its apps (one per route) when it starts, and
-    ``--autoreload`` reloads the code of the ones it has: a new page's route is
-    only served by a new server. Every second the content's routes are compared
-    with the running server's; when they differ the entry scripts are written
-    again and the server restarts on the same port (a second or two).
+    The server runs for the whole session: a new or deleted page needs no
+    restart, and every edit reaches the open pages (``compose/devloop.py``).
     """
     import signal
     import subprocess
-    import time
 
-    from posviz.compose.entries import write_entries
-    from posviz.compose.routes import routes
+    from posviz.compose import devloop
 
     child = None
-    scripts = sorted(folder.glob("*.py"))
 
     def stop(signum, frame):
         if child is not None and child.poll() is None:
@@ -143,29 +145,10 @@ def run_dev(
 
     signal.signal(signal.SIGTERM, stop)
     try:
-        while True:
-            command = [*head, *map(str, scripts), *tail]
-            child = subprocess.Popen(command, env={**env, "PYTHONMALLOC": "malloc"})
-            now = None
-            while child.poll() is None and now is None:
-                time.sleep(DEV_POLL_S)
-                now = changed_routes(known)
-            if now is None:
-                return child.returncode
-            added = sorted(set(now) - set(known))
-            gone = sorted(set(known) - set(now))
-            print(
-                "posviz: the routes changed"
-                + (f", added {', '.join(added)}" if added else "")
-                + (f", removed {', '.join(gone)}" if gone else "")
-                + "; restarting the server",
-                flush=True,
-            )
-            child.terminate()
-            child.wait()
-            watched = sorted(content.default_root().rglob("*.md"))
-            scripts = write_entries(routes(content.load()), folder, watch=watched)
-            known = now
+        devloop.refresh(state, devloop.content_root(), None)  # before the first page asks
+        child = subprocess.Popen(command, env={**env, "PYTHONMALLOC": "malloc"})
+        devloop.watch(state, keep_going=lambda: child.poll() is None)
+        return child.returncode
     except KeyboardInterrupt:
         return 130
     finally:

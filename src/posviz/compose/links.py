@@ -33,22 +33,63 @@ def clip(text: str) -> str:
     return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "…"
 
 
+WHOLE = re.compile(r"-?[0-9]{1,9}")
+DECIMAL = re.compile(r"-?[0-9]{1,9}(?:\.[0-9]{1,9})?")
+TRUTH = {"true": True, "1": True, "false": False, "0": False}
+
+
 def parse(raw: str, parameter: param.Parameter):
-    """The value ``raw`` stands for, or ValueError saying what is allowed."""
+    """The value ``raw`` stands for, or ValueError saying what is allowed.
+
+    Each parameter type reads its own grammar: a choice is matched by its text
+    (so a Selector of numbers gives back the number, not the string), whole and
+    decimal numbers by bounded digit patterns, a switch by true/false.
+    """
     if isinstance(parameter, param.Selector):
-        choices = [str(choice) for choice in parameter.objects]
+        by_text = {str(choice): choice for choice in parameter.objects}
         # Older links may name a choice by another word (a figure's link_aliases).
         raw = getattr(parameter.owner, "link_aliases", {}).get(parameter.name, {}).get(raw, raw)
-        if raw not in choices:
-            raise ValueError(f"must be one of {', '.join(choices)}")
-        return raw
+        if raw not in by_text:
+            raise ValueError(f"must be one of {', '.join(by_text)}")
+        return by_text[raw]
+    if isinstance(parameter, param.Boolean):
+        if raw.lower() not in TRUTH:
+            raise ValueError("must be true or false")
+        return TRUTH[raw.lower()]
     if isinstance(parameter, param.Integer):
-        if not re.fullmatch(r"-?[0-9]{1,9}", raw):
-            raise ValueError(
-                f"must be a whole number from {parameter.bounds[0]} to {parameter.bounds[1]}"
-            )
+        if not WHOLE.fullmatch(raw):
+            raise ValueError(f"must be a whole number {span(parameter)}")
         return int(raw)
+    if isinstance(parameter, param.Number):
+        if not DECIMAL.fullmatch(raw):
+            raise ValueError(f"must be a number {span(parameter)}")
+        return float(raw)
+    if isinstance(parameter, param.String):
+        if len(raw) > MAX_TEXT:
+            raise ValueError(f"must be at most {MAX_TEXT} characters")
+        return raw
     raise ValueError("cannot be set from a link")
+
+
+def span(parameter: param.Parameter) -> str:
+    """``from LOW to HIGH`` for a number with bounds, else nothing more to say."""
+    low, high = getattr(parameter, "bounds", None) or (None, None)
+    if low is None and high is None:
+        return "(any)"
+    if high is None:
+        return f"of at least {low}"
+    if low is None:
+        return f"of at most {high}"
+    return f"from {low} to {high}"
+
+
+def refusal(parameter: param.Parameter, value, why: Exception) -> str:
+    """Why ``param`` refused ``value``: its bounds when it is outside them, else param's words."""
+    low, high = getattr(parameter, "bounds", None) or (None, None)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if (low is not None and value < low) or (high is not None and value > high):
+            return f"must be {span(parameter)}"
+    return str(why).split("' ", 1)[-1]
 
 
 class DeepLinks:
@@ -148,13 +189,7 @@ class DeepLinks:
                 try:
                     setattr(figure, name, value)
                 except ValueError as why:
-                    low, high = figure.param[name].bounds
-                    reason = (
-                        f"must be from {low} to {high}"
-                        if not low <= value <= high
-                        else str(why).split("' ", 1)[-1]
-                    )
-                    problems.append(f"{written}: {reason}")
+                    problems.append(f"{written}: {refusal(figure.param[name], value, why)}")
         self.show(problems)
 
     def show(self, problems: list[str]):

@@ -15,6 +15,7 @@ matter, so the text is not rendered there.
 """
 
 import html
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -184,8 +185,14 @@ def absolute(route_name: str, base: str | None = None) -> str | None:
     return base.rstrip("/") + "/" + ("" if route_name == routes.HOME else f"{route_name}.html")
 
 
-def page_template(dashboard, route_name: str, kind: str, title: str, description: str):
-    """A ``pn.Template`` of the page: text as HTML, figures as named roots."""
+def page_template(
+    dashboard, route_name: str, kind: str, title: str, description: str, dev: dict | None = None
+):
+    """A ``pn.Template`` of the page: text as HTML, figures as named roots.
+
+    ``dev`` (``posviz serve --dev``): the route's digest, for the script that
+    follows edits (``compose/devloop.py``).
+    """
     # location: the template's Location root keeps the URL query and the sliders in step.
     template = pn.Template(environment().get_template("site.html"), location=True)
     with_text = not routes.in_browser()
@@ -205,6 +212,18 @@ def page_template(dashboard, route_name: str, kind: str, title: str, description
             # The export's pages search its Pagefind index; `posviz serve` has none. The
             # embeddable figure view stays a figure alone.
             "search": SEARCH_SCRIPT if with_text and routes.exported() and kind != "figure" else "",
+            "dev": dev_script(dev) if dev else "",
         },
     )
     return template
+
+
+def dev_script(dev: dict) -> Markup:
+    """The ``<script>`` that follows edits under ``posviz serve --dev``, with this page's digest."""
+    from posviz import assets
+
+    data = json.dumps(dev).replace("<", "\\u003c")  # JSON in a script: no "</script>" in it
+    code = assets.source("posviz.compose", "dev_client.js")
+    return Markup(
+        f'<script type="application/json" id="posviz-dev">{data}</script>\n<script>{code}</script>'
+    )

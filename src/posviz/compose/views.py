@@ -11,7 +11,7 @@ from functools import cache
 import panel as pn
 
 from posviz import assets, content, internals
-from posviz.compose import memory, page_script
+from posviz.compose import devloop, memory, page_script
 from posviz.compose import routes as routing
 from posviz.compose.links import DeepLinks
 from posviz.compose.page import page_template, plain_text
@@ -30,10 +30,20 @@ GALLERY_INTRO = "Every figure of the site, each live, with the page it comes fro
 SCROLL_TO_FRAGMENT = assets.source("posviz.compose", "scroll_to_fragment.js")
 
 
-@cache
 def library() -> content.Library:
-    """The site's content, loaded once per process."""
+    """The site's content: loaded once per process, or again after each edit under ``--dev``."""
+    if devloop.active():
+        return devloop.library()
+    return loaded()
+
+
+@cache
+def loaded() -> content.Library:
+    """The content, read once."""
     return content.load()
+
+
+library.cache_clear = loaded.cache_clear  # as when library itself was the cached function
 
 
 def text(markdown: str, **kwargs) -> pn.pane.Markdown:
@@ -292,6 +302,8 @@ def description(route) -> str:
 def view(name: str):
     """The dashboard of the route called ``name``."""
     by_name = {route.name: route for route in routing.routes(library())}
+    if name not in by_name:
+        raise LookupError(f"there is no page at /{name}: no page, topic, tag or figure has it")
     route = by_name[name]
     builders = {
         "home": lambda key: home_view(),
@@ -310,8 +322,12 @@ def view(name: str):
 SERVER_DEBOUNCE_MS = 10
 
 
-def servable(name: str):
-    """Entry scripts call this: build the view, or a readable failure, and serve it."""
+def servable(name: str, dev: dict | None = None):
+    """Entry scripts call this: build the view, or a readable failure, and serve it.
+
+    ``dev`` (under ``posviz serve --dev``, from ``devloop``): the route's digest
+    and where its state is polled; the page then follows every edit.
+    """
     pn.extension(design="native", notifications=False)
     internals.set_server_debounce(SERVER_DEBOUNCE_MS)
     if routing.exported():
@@ -327,9 +343,11 @@ def servable(name: str):
         kind, summary = route.kind, description(route)
     except Exception as error:  # the reader gets a message, the log the traceback
         log.exception("could not build view %s", name)
+        where = devloop.where(error) if dev else ""
         dashboard = pn.pane.HTML(
-            f"<h2>This page could not be built</h2><p>{html.escape(type(error).__name__)}: "
-            f"{html.escape(str(error))}</p>",
+            '<div class="posviz-build-error"><h2>This page could not be built</h2>'
+            f"<p>{html.escape(where)}{html.escape(type(error).__name__)}: "
+            f"{html.escape(str(error))}</p></div>",
             stylesheets=[NOTICE_CSS],
         )
         title = "posviz: error"
@@ -341,4 +359,5 @@ def servable(name: str):
 
         pn.state.curdoc.js_on_event("document_ready", CustomJS(code=SCROLL_TO_FRAGMENT))
         page_script.install(pn.state.curdoc)
-    return page_template(dashboard, name, kind, title, summary).servable(title=title)
+    template = page_template(dashboard, name, kind, title, summary, dev=dev)
+    return template.servable(title=title)

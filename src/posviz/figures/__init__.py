@@ -87,6 +87,10 @@ def discover() -> dict:
 
 
 def __getattr__(name):
+    if name in NOT_FIGURES or name.startswith("_"):
+        # A submodule not imported yet (``from posviz.figures import layout``): let the
+        # import system load it, without importing every figure first.
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     if name == "FIGURES":
         figures = discover()
         globals()["FIGURES"] = figures

@@ -1,0 +1,354 @@
+"""`posviz serve --dev`: every edit shows in the open tab, with no restart and no manual reload.
+
+Three parts, one per process, agreeing through one file:
+
+- **The watcher** (``watch``, in ``posviz serve --dev``'s own process) looks at
+  the content's files and the package's every few hundredths of a second. On a
+  change it checks the content and writes ``state.json`` into a folder the server
+  publishes at ``/posviz-dev/``: each route's digest, or the content's problems
+  as ``file:line: problem``.
+- **The server's sessions** (``serve_session``, from the dev entry scripts).
+  A session first takes its route's digest, then drops posviz's modules if a
+  package file changed since they were imported, so it runs the code on disk,
+  and renders the page with that digest in it. Content is reloaded when its
+  files change (``library``); while it has problems, pages keep the last good
+  content and the overlay names the problems.
+- **The page** (``dev_client.js``) polls ``state.json``. When its route's text
+  digest changes it fetches its own URL and swaps in the new text around the
+  live figures (they keep their state); when its code digest changes it reloads,
+  keeping its scroll and its URL (which holds the sliders' values).
+
+A route's digest has two halves. ``text``: the content its view reads, as
+loaded (a page: itself and the pages it builds on; a figure: the pages that
+show it; a listing: everything). ``code``: the package's files, but of the
+figure modules only the ones the route shows (home and tag pages name every
+figure). So an edit reaches only the routes that read the changed file.
+
+Routes come and go without a restart: besides ``home`` and ``gallery``, one
+entry script serves every ``topic-``, ``page-``, ``tag-`` and ``figure-`` route
+(its file name is the URL pattern; Bokeh's server takes an app's path as a
+regular expression, a seam named in ``posviz.internals``).
+"""
+
+import hashlib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+ENV = "POSVIZ_DEV"  # set by `posviz serve --dev` on its server
+STATE_URL = "posviz-dev/state.json"  # relative to a page: routes are one level deep
+STATE_FILE = "state.json"
+PACKAGE = Path(__file__).resolve().parents[1]  # posviz/
+CODE_SUFFIXES = {".py", ".css", ".js", ".html", ".yaml", ".json"}
+# The app path of every route a page of content adds (routes.py's names).
+ANY_ROUTE = r"(?:topic|page|tag|figure)-[a-z0-9]+(?:-[a-z0-9]+)*"
+POLL_S = 0.05
+CACHE_KEY = "posviz-dev"  # in pn.state.cache: outlives the modules dropped on a code change
+
+
+def active() -> bool:
+    """Whether this server runs under ``posviz serve --dev``."""
+    return os.environ.get(ENV) == "1"
+
+
+# --- what changed: files and digests -------------------------------------------------
+
+
+def content_root() -> Path:
+    """The content folder the site is served from."""
+    from posviz import content
+
+    return content.default_root()
+
+
+def code_files() -> list[Path]:
+    """The package's files whose change changes a page (no caches, no bytecode)."""
+    return sorted(
+        path
+        for path in PACKAGE.rglob("*")
+        if path.suffix in CODE_SUFFIXES and "__pycache__" not in path.parts and path.is_file()
+    )
+
+
+def content_files(root: Path) -> list[Path]:
+    """Every file under the content folder ``root``."""
+    return sorted(path for path in root.rglob("*") if path.is_file())
+
+
+def stamp(paths: list[Path]) -> tuple:
+    """What a poll compares: each file's name, size and modification time (cheap: no reads)."""
+    found = []
+    for path in paths:
+        try:
+            info = path.stat()
+        except FileNotFoundError:  # deleted between the listing and the look
+            continue
+        found.append((str(path), info.st_size, info.st_mtime_ns))
+    return tuple(found)
+
+
+def code_snapshot() -> dict[Path, str]:
+    """Each package file → the sha256 of its bytes, as they are now."""
+    found = {}
+    for path in code_files():
+        try:
+            found[path] = hashlib.sha256(path.read_bytes()).hexdigest()
+        except FileNotFoundError:  # deleted between the listing and the read
+            continue
+    return found
+
+
+def figure_files() -> dict[int, Path]:
+    """Each figure id → its module's file, read from the source (no import: it may be stale)."""
+    from posviz import figures
+
+    return {
+        figure_id: path
+        for _, path in figures._figure_modules()
+        for figure_id in figures._declared_ids(path)
+    }
+
+
+def _text(*objects) -> str:
+    """The digest of content as loaded: the dataclasses' reprs hold every field a view reads."""
+    return hashlib.sha256(repr(objects).encode()).hexdigest()
+
+
+def route_kinds(library, ids) -> dict[str, tuple[str, object, tuple]]:
+    """Each route's name → (kind, key, figures shown), as ``routes.routes`` lists them.
+
+    Read from the content and the figure ids in the modules' source, without
+    importing a figure: a figure that fails to import still has its routes.
+    """
+    from posviz.compose import routes as r
+
+    shown = dict.fromkeys(f for page in library.pages.values() for f in page.figures)
+    order = (*shown, *(f for f in sorted(ids) if f not in shown))
+    found = {r.HOME: ("home", None, ())}
+    for topic in library.topics.values():
+        figures = tuple(figure_id for figure_id, _ in library.figures_shown(topic))
+        found[r.topic_route(topic.slug)] = ("topic", topic.slug, figures)
+    for page in library.pages.values():
+        found[r.page_route(page.slug)] = ("page", page.slug, tuple(page.figures))
+    for tag in r.tagged(library):
+        found[r.tag_route(tag)] = ("tag", tag, ())
+    for figure_id in order:
+        found[r.figure_route(figure_id)] = ("figure", figure_id, (figure_id,))
+    found[r.GALLERY] = ("gallery", None, order)
+    return found
+
+
+def route_digests(library, names=None, snapshot=None) -> dict[str, dict[str, str]]:
+    """Each route's name → ``{"text": …, "code": …}`` (see the module's docstring).
+
+    ``text`` is taken from the loaded content, not the files, so a page's digest
+    describes exactly the content it was drawn from.
+    """
+    snapshot = code_snapshot() if snapshot is None else snapshot
+    by_figure = figure_files()
+    shared = [p for p in snapshot if p not in set(by_figure.values())]
+    everything = _text(library.pages, library.topics)
+    found = {}
+    for name, (kind, key, figures) in route_kinds(library, by_figure).items():
+        if names is not None and name not in names:
+            continue
+        if kind == "page":
+            page = library.pages[key]
+            text = _text(page, [library.pages[s] for s in page.builds_on])
+        elif kind == "figure":
+            text = _text(library.uses_of(key))
+        else:  # home, topic, tag, gallery: listings of everything
+            text = everything
+        shown = by_figure.keys() if kind in ("home", "tag") else figures
+        code = shared + [by_figure[f] for f in shown if f in by_figure]
+        files = sorted((str(path), snapshot.get(path, "(gone)")) for path in set(code))
+        found[name] = {"text": text, "code": _text(files)}
+    return found
+
+
+# --- the watcher (posviz serve --dev's own process) ------------------------------------
+
+
+def check(root: Path) -> tuple[object, list[str]]:
+    """(the content, no problems) or (None, each problem as ``file:line: problem``)."""
+    from posviz import content
+
+    try:
+        return content.load(root), []
+    except content.ContentError as error:
+        return None, [str(problem) for problem in error.problems]
+    except Exception as error:  # a figure module that no longer parses, say
+        return None, [f"{type(error).__name__}: {error}"]
+
+
+def write_state(folder: Path, state: dict) -> None:
+    """Write ``state.json`` whole (a reader never sees half of it)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    partial = folder / f".{STATE_FILE}.{os.getpid()}"
+    partial.write_text(json.dumps(state, sort_keys=True), "utf-8")
+    partial.replace(folder / STATE_FILE)
+
+
+def refresh(folder: Path, root: Path, known: dict | None, say=print) -> dict:
+    """Check the content, write the state, tell the terminal what changed; the new routes."""
+    library, problems = check(root)
+    if problems:
+        write_state(folder, {"problems": problems, "routes": known or {}})
+        say("posviz: the content has problems; the open pages show them:")
+        for problem in problems:
+            say(f"  {problem}")
+        return known or {}
+    now = route_digests(library)
+    write_state(folder, {"problems": [], "routes": now})
+    if known is not None:
+        changed = sorted(name for name in now if now[name] != known.get(name))
+        added = sorted(set(now) - set(known))
+        gone = sorted(set(known) - set(now))
+        parts = []
+        if added:
+            parts.append("added " + ", ".join(added))
+        if gone:
+            parts.append("removed " + ", ".join(gone))
+        if changed:
+            parts.append(f"{len(changed)} to refresh: " + ", ".join(changed[:8]))
+        say("posviz: " + ("; ".join(parts) if parts else "no page changed"))
+    return now
+
+
+def watch(folder: Path, keep_going, say=print) -> None:
+    """Refresh ``folder``'s state at once and after every change, while ``keep_going()``."""
+    root = content_root()
+    seen = None
+    known = None
+    while keep_going():
+        now = stamp(content_files(root)) + stamp(code_files())
+        if now != seen:
+            seen = now
+            known = refresh(folder, root, known, say)
+        time.sleep(POLL_S)
+
+
+# --- the server's sessions --------------------------------------------------------------
+
+
+def shared() -> dict:
+    """State kept across sessions and module drops: in Panel's own cross-session cache."""
+    import panel as pn
+
+    return pn.state.cache.setdefault(CACHE_KEY, {})
+
+
+def fresh_session() -> None:
+    """Drop posviz's modules if a package file changed since they were imported."""
+    now = stamp(code_files())
+    memory = shared()
+    if memory.get("code") == now:
+        return
+    for name in [n for n in sys.modules if n == "posviz" or n.startswith("posviz.")]:
+        if name != __name__:
+            del sys.modules[name]
+    memory["code"] = now
+    memory["content"] = None  # load it again with the new modules' classes (the old one stays
+    # the fallback while the content has problems)
+
+
+def library():
+    """The content, loaded again when its files change; the last good one while it has problems."""
+    from posviz import content
+
+    memory = shared()
+    if memory.get("pinned") is not None:  # one page is being drawn: from one content
+        return memory["pinned"]
+    root = content_root()
+    now = stamp(content_files(root))
+    if memory.get("content") != now or "library" not in memory:
+        try:
+            memory["library"] = content.load(root)
+        except content.ContentError:
+            if "library" not in memory:
+                raise
+        memory["content"] = now
+    return memory["library"]
+
+
+def requested_route() -> str:
+    """The route a session was opened at: its URL path, without the slash."""
+    import panel as pn
+
+    return pn.state.curdoc.session_context.request.path.strip("/")
+
+
+def serve_session(name: str | None = None) -> None:
+    """What a dev entry script runs: fresh code, then the page with the digest it was drawn from.
+
+    The code's digest is read before the modules are dropped and imported again,
+    so a file saved meanwhile makes the page look older than it is (it reloads
+    once more), never newer. The text's digest is taken from the very content
+    object the view then reads.
+    """
+    name = name or requested_route()
+    snapshot = code_snapshot()
+    fresh_session()
+    try:
+        from posviz.compose.views import servable
+    except Exception as error:  # the code does not load: say so, and follow the fix
+        broken_page(error)
+        return
+
+    memory = shared()
+    try:
+        memory["pinned"] = library()
+        digest = route_digests(memory["pinned"], {name}, snapshot).get(name)
+    except Exception:  # content never loaded: the page says why
+        memory["pinned"], digest = None, None
+    try:
+        servable(name, dev={"route": name, "digest": digest, "state": STATE_URL})
+    finally:
+        memory["pinned"] = None
+
+
+def where(error: BaseException) -> str:
+    """``file:line: `` of the deepest frame of posviz's own code (or the bad file) in ``error``."""
+    import traceback
+
+    if isinstance(error, SyntaxError) and error.filename:
+        return f"{error.filename}:{error.lineno}: "
+    frames = [
+        frame
+        for frame in traceback.extract_tb(error.__traceback__)
+        if Path(frame.filename).resolve().is_relative_to(PACKAGE)
+    ]
+    return f"{frames[-1].filename}:{frames[-1].lineno}: " if frames else ""
+
+
+# A page whose code does not load has no page script: it polls the state itself.
+FOLLOW_FIXES = """
+const url = "%s";
+let first = null;
+const poll = async () => {
+  try {
+    const text = await (await fetch(url, {cache: "no-store"})).text();
+    if (first === null) first = text;
+    else if (text !== first) return location.reload();
+  } catch (error) {}
+  setTimeout(poll, 200);
+};
+poll();
+"""
+
+
+def broken_page(error: BaseException) -> None:
+    """The page when posviz's own modules fail to import: the error, and a reload on the fix."""
+    import html
+
+    import panel as pn
+    from bokeh.models import CustomJS
+
+    message = f"{where(error)}{type(error).__name__}: {error}"
+    pn.pane.HTML(
+        '<div id="posviz-dev-overlay" role="alert"><h2>posviz serve --dev: the code does not '
+        f"load</h2><p>{html.escape(message)}</p></div>"
+    ).servable(title="posviz: error")
+    pn.state.curdoc.js_on_event("document_ready", CustomJS(code=FOLLOW_FIXES % STATE_URL))
