@@ -3,6 +3,7 @@
 
 import os
 import stat
+from pathlib import Path
 
 import pytest
 
@@ -116,24 +117,29 @@ def test_installed_serve_uses_a_fresh_private_temp_folder(monkeypatch):
         second.rmdir()
 
 
-def test_dev_mode_reloads_on_code_and_content_changes(monkeypatch, repo):
-    # --dev runs the server as a child (serve.run_dev, tested in test_serve_dev):
+def test_dev_mode_serves_every_route_by_pattern_and_publishes_its_state(monkeypatch, repo):
+    # --dev runs the server as a child (serve.run_dev, tested in tests/ui/test_serve_dev.py):
     # record what it would start instead of starting it.
+    from posviz.compose import devloop
+
     calls = []
 
-    def run_dev(head, tail, env, folder, known):
-        calls.append([*head, *map(str, sorted(folder.glob("*.py"))), *tail])
+    def run_dev(command, env, state):
+        calls.append((command, env, state))
         return 0
 
     monkeypatch.setattr(serve, "run_dev", run_dev)
     assert cli.main(["serve", "--dev", "--show"]) == 0
-    (command,) = calls
-    assert "--autoreload" in command and "--show" in command
-    entry = next(arg for arg in command if arg.endswith("topic-positional-encoding.py"))
-    text = open(entry).read()
-    assert "from panel.io.reload import watch" in text
-    assert "content/pages/attention-is-all-you-need.md" in text
-    assert text.rstrip().endswith("servable('topic-positional-encoding')")
+    [(command, env, state)] = calls
+    assert "--autoreload" not in command and "--show" in command  # devloop reloads, not Panel
+    assert env[devloop.ENV] == "1"
+    static = command[command.index("--static-dirs") + 1 : command.index("--static-dirs") + 3]
+    assert static[1] == f"posviz-dev={state}" and static[0].startswith("posviz-static=")
+    assert command.count("--static-dirs") == 1  # a second would replace the first
+    scripts = sorted(Path(arg).stem for arg in command if arg.endswith(".py"))
+    assert scripts == sorted(["index", "gallery", devloop.ANY_ROUTE])
+    entry = next(arg for arg in command if arg.endswith(f"{devloop.ANY_ROUTE}.py"))
+    assert Path(entry).read_text().rstrip().endswith("serve_session(None)")
 
 
 def test_build_into_a_file_is_one_line_and_exit_1(tmp_path, capsys):

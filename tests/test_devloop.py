@@ -58,8 +58,10 @@ def test_a_figure_module_edit_reaches_the_routes_that_show_or_name_it(copy):
     library = content.load(copy)
     snapshot = devloop.code_snapshot()
     before = devloop.route_digests(library, snapshot=snapshot)
-    [(figure_id, path)] = [(f, p) for f, p in devloop.figure_files().items() if f == 710]
-    edited = {**snapshot, path: "another sha256"}
+    figure_id = 710
+    own = devloop.figure_files()[figure_id]
+    assert [p.parent.name for p in own] == ["figures", "frames"]  # the figure, its frames
+    edited = {**snapshot, own[-1]: "another sha256"}
     after = devloop.route_digests(library, snapshot=edited)
 
     expected = {HOME, GALLERY, f"figure-{figure_id}"}

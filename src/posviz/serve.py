@@ -64,9 +64,11 @@ def serve(
         HOME,
         "--num-procs",
         "1",
-        # The pages' stylesheet, at the same relative URL as in the export.
+        # The pages' stylesheet, at the same relative URL as in the export; under --dev
+        # also the watcher's state, which the pages poll (compose/devloop.py).
         "--static-dirs",
         f"{STYLESHEET.split('/')[0]}={STATIC_DIR}",
+        *([f"posviz-dev={folder / 'dev'}"] if dev else []),
     ]
     for origin in [
         f"localhost:{port}",
@@ -82,14 +84,10 @@ def serve(
     if show:
         command.append("--show")
     if dev:
-        # The page polls the watcher's state (compose/devloop.py) at /posviz-dev/.
-        command += ["--static-dirs", f"posviz-dev={folder / 'dev'}"]
         env[devloop.ENV] = "1"
     command += list(panel_args)
-    print(
-        f"posviz: serving {len(scripts)} dashboards at http://{address}:{port}/",
-        flush=True,
-    )
+    served = "every route, following edits" if dev else f"{len(scripts)} dashboards"
+    print(f"posviz: serving {served} at http://{address}:{port}/", flush=True)
     if dev:
         return run_dev(command, env, folder / "dev")
     return run_panel(command, env)

@@ -1,8 +1,9 @@
 // posviz serve --dev: the page follows every edit (compose/devloop.py says how).
-// It polls the server's state.json. Its route's text digest changed: fetch the page
-// again and swap in the new text around the live figures, which keep their state.
-// Its code digest changed, or the route is gone: reload, keeping the scroll (the URL
-// keeps the sliders' values). Content problems: an overlay names file and line.
+// It polls the server's state.json. Its route's text digest changed: fetch the page's
+// text alone and swap it in around the live figures, which keep their state. Its code
+// digest changed: the text likewise, then the figures from a new server session drawn
+// in place, at the URL's slider values. A page whose figures changed in number, or
+// whose route went away, reloads, keeping its scroll. Content problems: an overlay.
 (() => {
   const me = JSON.parse(document.getElementById("posviz-dev").textContent);
   const scrollKey = `posviz-dev-scroll:${location.pathname}`;
@@ -82,34 +83,38 @@
     box.replaceChildren(title, list);
   };
 
-  // The new page's text, with this page's live islands and Panel roots moved into it.
+  const fetchPage = async (textOnly) => {
+    const headers = textOnly ? { "X-Posviz-Dev": "text" } : {};
+    const response = await fetch(location.href, { cache: "no-store", headers });
+    if (!response.ok) throw new Error(`${location.href} answered ${response.status}`);
+    return new DOMParser().parseFromString(await response.text(), "text/html");
+  };
+
+  const outside = (root) => [...root.querySelectorAll(".posviz-root")].filter(
+    (el) => !el.closest(".posviz-island"),
+  );
+  const islandsOf = (root) => new Map(
+    [...root.querySelectorAll(".posviz-island[data-figure]")].map((el) => [el.dataset.figure, el]),
+  );
+  const sameFigures = (a, b) => {
+    const x = [...islandsOf(a).keys()].join();
+    return x === [...islandsOf(b).keys()].join() && outside(a).length === outside(b).length;
+  };
+
+  // The page's text, fetched alone (its figures undrawn), swapped in around the live
+  // islands and Panel roots, which keep their state. False: the page must reload.
   const swapText = async () => {
-    const response = await fetch(location.href, { cache: "no-store" });
-    if (!response.ok) return reload();
-    const doc = new DOMParser().parseFromString(await response.text(), "text/html");
+    const doc = await fetchPage(true);
     const digest = digestOf(doc);
     const main = document.querySelector("main");
     const fresh = doc.querySelector("main");
-    if (!digest || !fresh || !main || digest.code !== me.digest.code) return reload();
-    const islands = new Map(
-      [...main.querySelectorAll(".posviz-island[data-figure]")].map((el) => [
-        el.dataset.figure,
-        el,
-      ]),
-    );
+    if (!digest || !fresh || !main || !sameFigures(main, fresh)) return false;
+    const islands = islandsOf(main);
     for (const island of fresh.querySelectorAll(".posviz-island[data-figure]")) {
-      const live = islands.get(island.dataset.figure);
-      if (!live) return reload(); // a figure the page did not have: only Python can draw it
-      island.replaceWith(live);
+      island.replaceWith(islands.get(island.dataset.figure));
     }
-    const roots = [...main.querySelectorAll(".posviz-root")].filter(
-      (el) => !el.closest(".posviz-island"),
-    );
-    const freshRoots = [...fresh.querySelectorAll(".posviz-root")].filter(
-      (el) => !el.closest(".posviz-island"),
-    );
-    if (roots.length !== freshRoots.length) return reload();
-    freshRoots.forEach((el, i) => {
+    const roots = outside(main);
+    outside(fresh).forEach((el, i) => {
       el.replaceWith(roots[i]);
     });
     const header = document.querySelector(".posviz-header");
@@ -117,29 +122,89 @@
     if (header && freshHeader) header.replaceWith(document.adoptNode(freshHeader));
     main.replaceWith(document.adoptNode(fresh));
     document.title = doc.title;
-    me.digest = digest;
+    me.digest = { ...me.digest, text: digest.text };
     document.body.dataset.posvizDevText = digest.text; // what tests and benchmarks wait on
+    return true;
+  };
+
+  // New code: the page from a new server session, its figures drawn where the old
+  // ones were, with no reload (BokehJS and Panel stay parsed). False: reload.
+  const swapFigures = async () => {
+    const doc = await fetchPage(false);
+    const digest = digestOf(doc);
+    const main = document.querySelector("main");
+    const fresh = doc.querySelector("main");
+    const embed = [...doc.querySelectorAll("script")].find((s) =>
+      s.textContent.includes("embed_items("),
+    );
+    const json = embed && embed.textContent.match(/getElementById\('([^']+)'\)/);
+    const data = json && doc.getElementById(json[1]);
+    if (!digest || !fresh || !main || !data || !sameFigures(main, fresh)) return false;
+    const old = window.Bokeh && Bokeh.documents ? [...Bokeh.documents] : [];
+    for (const view of (window.Bokeh && Bokeh.index && Bokeh.index.roots) || []) {
+      if (old.includes(view.model.document)) view.remove();
+    }
+    // The whole page from the new session: its text may be newer than the text swapped
+    // in first, if the file changed again meanwhile.
+    const header = document.querySelector(".posviz-header");
+    const freshHeader = doc.querySelector(".posviz-header");
+    if (header && freshHeader) header.replaceWith(document.adoptNode(freshHeader));
+    main.replaceWith(document.adoptNode(fresh));
+    document.title = doc.title;
+    for (const el of document.querySelectorAll("body > div[data-root-id]")) el.remove();
+    for (const el of doc.querySelectorAll("body > div[data-root-id]")) {
+      document.body.append(document.adoptNode(el));
+    }
+    for (const source of [data, embed]) {
+      const script = document.createElement("script");
+      if (source.id) script.id = source.id;
+      if (source.type) script.type = source.type;
+      script.textContent = source.textContent;
+      document.body.append(script);
+    }
+    me.digest = digest;
+    document.body.dataset.posvizDevText = digest.text;
+    document.body.dataset.posvizDevCode = digest.code; // what tests and benchmarks wait on
+    return true;
+  };
+
+  // What the page does for the watcher's state; a failed swap reloads the page.
+  const follow = async (state) => {
+    overlay(state.problems.length ? state.problems : built());
+    if (state.problems.length) return;
+    const now = state.routes[me.route];
+    if (!now) {
+      if (me.digest) reload(); // the route went away: the server says so
+      return;
+    }
+    if (!me.digest) return reload();
+    try {
+      if (now.code !== me.digest.code) {
+        // The text first (a caption shows at once), then the figures from new code.
+        if (!((await swapText()) && (await swapFigures()))) reload();
+      } else if (now.text !== me.digest.text) {
+        if (!(await swapText())) reload();
+      } else {
+        sessionStorage.removeItem(reloadsKey); // caught up
+      }
+    } catch (error) {
+      console.error("posviz serve --dev: could not swap the page in place:", error);
+      reload();
+    }
   };
 
   const tick = async () => {
     if (busy || stopped) return;
     busy = true;
     try {
-      const response = await fetch(me.state, { cache: "no-store" });
-      if (!response.ok) return;
-      const state = await response.json();
-      overlay(state.problems.length ? state.problems : built());
-      if (state.problems.length) return;
-      const now = state.routes[me.route];
-      if (!now) {
-        if (me.digest) reload(); // the route went away: the server says so
-        return;
+      let state;
+      try {
+        const response = await fetch(me.state, { cache: "no-store" });
+        state = response.ok ? await response.json() : null;
+      } catch {
+        state = null; // the server is between answers: ask again
       }
-      if (!me.digest || now.code !== me.digest.code) return reload();
-      if (now.text !== me.digest.text) await swapText();
-      else sessionStorage.removeItem(reloadsKey); // caught up
-    } catch {
-      // The server is between answers (or the state is being written): ask again.
+      if (state) await follow(state);
     } finally {
       busy = false;
     }

@@ -15,14 +15,17 @@ Three parts, one per process, agreeing through one file:
   content and the overlay names the problems.
 - **The page** (``dev_client.js``) polls ``state.json``. When its route's text
   digest changes it fetches its own URL and swaps in the new text around the
-  live figures (they keep their state); when its code digest changes it reloads,
-  keeping its scroll and its URL (which holds the sliders' values).
+  live figures (they keep their state); when its code digest changes it swaps
+  the text likewise, then draws its figures from a new server session in place,
+  at the URL's slider values (no reload: BokehJS stays parsed). A page whose
+  figures changed in number, or whose swap fails, reloads, keeping its scroll.
 
 A route's digest has two halves. ``text``: the content its view reads, as
 loaded (a page: itself and the pages it builds on; a figure: the pages that
 show it; a listing: everything). ``code``: the package's files, but of the
-figure modules only the ones the route shows (home and tag pages name every
-figure). So an edit reaches only the routes that read the changed file.
+figure modules (and their frame modules) only the ones the route shows (home
+and tag pages name every figure). So an edit reaches only the routes that read
+the changed file.
 
 Routes come and go without a restart: besides ``home`` and ``gallery``, one
 entry script serves every ``topic-``, ``page-``, ``tag-`` and ``figure-`` route
@@ -45,6 +48,7 @@ CODE_SUFFIXES = {".py", ".css", ".js", ".html", ".yaml", ".json"}
 # The app path of every route a page of content adds (routes.py's names).
 ANY_ROUTE = r"(?:topic|page|tag|figure)-[a-z0-9]+(?:-[a-z0-9]+)*"
 POLL_S = 0.05
+TEXT_ONLY_HEADER = "X-Posviz-Dev"  # "text": the page's text, its figures left undrawn
 CACHE_KEY = "posviz-dev"  # in pn.state.cache: outlives the modules dropped on a code change
 
 
@@ -100,15 +104,19 @@ def code_snapshot() -> dict[Path, str]:
     return found
 
 
-def figure_files() -> dict[int, Path]:
-    """Each figure id → its module's file, read from the source (no import: it may be stale)."""
+def figure_files() -> dict[int, list[Path]]:
+    """Each figure id → its own files: its module and its frame module of the same name.
+
+    Read from the source (no import: a module may be stale or broken).
+    """
     from posviz import figures
 
-    return {
-        figure_id: path
-        for _, path in figures._figure_modules()
-        for figure_id in figures._declared_ids(path)
-    }
+    found = {}
+    for _, path in figures._figure_modules():
+        frame = PACKAGE / "frames" / path.name
+        for figure_id in figures._declared_ids(path):
+            found[figure_id] = [path, *([frame] if frame.is_file() else [])]
+    return found
 
 
 def _text(*objects) -> str:
@@ -148,7 +156,8 @@ def route_digests(library, names=None, snapshot=None) -> dict[str, dict[str, str
     """
     snapshot = code_snapshot() if snapshot is None else snapshot
     by_figure = figure_files()
-    shared = [p for p in snapshot if p not in set(by_figure.values())]
+    owned = {path for paths in by_figure.values() for path in paths}
+    shared = [p for p in snapshot if p not in owned]
     everything = _text(library.pages, library.topics)
     found = {}
     for name, (kind, key, figures) in route_kinds(library, by_figure).items():
@@ -162,7 +171,7 @@ def route_digests(library, names=None, snapshot=None) -> dict[str, dict[str, str
         else:  # home, topic, tag, gallery: listings of everything
             text = everything
         shown = by_figure.keys() if kind in ("home", "tag") else figures
-        code = shared + [by_figure[f] for f in shown if f in by_figure]
+        code = shared + [path for f in shown for path in by_figure.get(f, ())]
         files = sorted((str(path), snapshot.get(path, "(gone)")) for path in set(code))
         found[name] = {"text": text, "code": _text(files)}
     return found
@@ -240,18 +249,94 @@ def shared() -> dict:
     return pn.state.cache.setdefault(CACHE_KEY, {})
 
 
+def module_of(path: Path) -> str | None:
+    """The module a package file is (``posviz.figures.clock_hands``), or None if not Python."""
+    if path.suffix != ".py":
+        return None
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_at_top(name: str) -> set[str]:
+    """The posviz modules module ``name`` imports at its top level (so it holds their objects)."""
+    import ast
+
+    module = sys.modules.get(name)
+    source = getattr(module, "__file__", None)
+    if not source:
+        return set()
+    try:
+        tree = ast.parse(Path(source).read_bytes())
+    except (OSError, SyntaxError):
+        return set()
+    found = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module)
+            found |= {f"{node.module}.{alias.name}" for alias in node.names}
+    return {n for n in found if n == "posviz" or n.startswith("posviz.")}
+
+
+def stale_modules(changed: set[Path]) -> set[str]:
+    """The loaded posviz modules to import again after ``changed`` files.
+
+    Those files' own modules, and every module that imports one of them at its
+    top level, transitively.
+
+    A change to anything but a ``.py`` file (a script or stylesheet read when a module
+    is imported) makes every posviz module stale.
+    """
+    loaded = {n for n in sys.modules if n == "posviz" or n.startswith("posviz.")}
+    names = {module_of(path) for path in changed}
+    if None in names:
+        return loaded
+    importers: dict[str, set[str]] = {}
+    for name in loaded:
+        for target in imported_at_top(name):
+            importers.setdefault(target, set()).add(name)
+    stale, todo = set(), [n for n in names if n in loaded]
+    while todo:
+        name = todo.pop()
+        if name not in stale:
+            stale.add(name)
+            todo += importers.get(name, ())
+    return stale
+
+
 def fresh_session() -> None:
-    """Drop posviz's modules if a package file changed since they were imported."""
+    """Import again the posviz modules whose files changed since they were imported.
+
+    Only those and the modules that import them (``stale_modules``): a figure's
+    edit re-runs that figure's module, not the site's. The figures' registry is
+    rebuilt when a figure module goes.
+    """
     now = stamp(code_files())
     memory = shared()
-    if memory.get("code") == now:
+    before = memory.get("code")
+    if before == now:
         return
-    for name in [n for n in sys.modules if n == "posviz" or n.startswith("posviz.")]:
-        if name != __name__:
-            del sys.modules[name]
+    if before is None:
+        changed = None  # the first session: whatever was imported before it is suspect
+    else:
+        changed = {Path(entry[0]) for entry in set(before) ^ set(now)}
+    stale = (
+        {n for n in sys.modules if n == "posviz" or n.startswith("posviz.")}
+        if changed is None
+        else stale_modules(changed)
+    )
+    stale.discard(__name__)
+    for name in stale:
+        del sys.modules[name]
+    figures = sys.modules.get("posviz.figures")
+    if figures is not None and any(n.startswith("posviz.figures.") for n in stale):
+        vars(figures).pop("FIGURES", None)  # found again, with the new classes
     memory["code"] = now
-    memory["content"] = None  # load it again with the new modules' classes (the old one stays
-    # the fallback while the content has problems)
+    if any(n == "posviz.content" or n.startswith("posviz.content.") for n in stale):
+        # Load it again with the new classes (the old one stays the fallback while the
+        # content has problems).
+        memory["content"] = None
 
 
 def library():
@@ -288,6 +373,8 @@ def serve_session(name: str | None = None) -> None:
     once more), never newer. The text's digest is taken from the very content
     object the view then reads.
     """
+    import panel as pn
+
     name = name or requested_route()
     snapshot = code_snapshot()
     fresh_session()
@@ -303,8 +390,14 @@ def serve_session(name: str | None = None) -> None:
         digest = route_digests(memory["pinned"], {name}, snapshot).get(name)
     except Exception:  # content never loaded: the page says why
         memory["pinned"], digest = None, None
+    # The page's own script asks for its text alone to swap it in (no plots drawn).
+    headers = pn.state.curdoc.session_context.request.headers if pn.state.curdoc else {}
+    text_only = headers.get(TEXT_ONLY_HEADER) == "text"
     try:
-        servable(name, dev={"route": name, "digest": digest, "state": STATE_URL})
+        servable(
+            name,
+            dev={"route": name, "digest": digest, "state": STATE_URL, "text_only": text_only},
+        )
     finally:
         memory["pinned"] = None
 
@@ -323,22 +416,6 @@ def where(error: BaseException) -> str:
     return f"{frames[-1].filename}:{frames[-1].lineno}: " if frames else ""
 
 
-# A page whose code does not load has no page script: it polls the state itself.
-FOLLOW_FIXES = """
-const url = "%s";
-let first = null;
-const poll = async () => {
-  try {
-    const text = await (await fetch(url, {cache: "no-store"})).text();
-    if (first === null) first = text;
-    else if (text !== first) return location.reload();
-  } catch (error) {}
-  setTimeout(poll, 200);
-};
-poll();
-"""
-
-
 def broken_page(error: BaseException) -> None:
     """The page when posviz's own modules fail to import: the error, and a reload on the fix."""
     import html
@@ -346,9 +423,12 @@ def broken_page(error: BaseException) -> None:
     import panel as pn
     from bokeh.models import CustomJS
 
+    from posviz import assets
+
     message = f"{where(error)}{type(error).__name__}: {error}"
     pn.pane.HTML(
         '<div id="posviz-dev-overlay" role="alert"><h2>posviz serve --dev: the code does not '
         f"load</h2><p>{html.escape(message)}</p></div>"
     ).servable(title="posviz: error")
-    pn.state.curdoc.js_on_event("document_ready", CustomJS(code=FOLLOW_FIXES % STATE_URL))
+    follow = assets.script("posviz.compose", "dev_follow.js", STATE=STATE_URL)
+    pn.state.curdoc.js_on_event("document_ready", CustomJS(code=follow))

@@ -15,7 +15,6 @@ matter, so the text is not rendered there.
 """
 
 import html
-import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -131,11 +130,15 @@ def html_of(pane) -> Markup:
     return Markup(str(pane.object))  # posviz builds it from escaped content (views.raw)
 
 
-def split(dashboard, template: pn.Template, with_text: bool) -> tuple[list[Part], Markup]:
+def split(
+    dashboard, template: pn.Template, with_text: bool, islands: bool = True
+) -> tuple[list[Part], Markup]:
     """The parts of a view's column in reading order, and its breadcrumbs.
 
     Each figure and each other Panel object becomes a named root of
     ``template``; text panes become HTML (skipped when ``with_text`` is false).
+    Without ``islands`` (``posviz serve --dev`` fetching a page's text alone) a
+    figure's root is left empty: its plots are not drawn.
     """
     from posviz.figures.base import Figure
 
@@ -157,7 +160,7 @@ def split(dashboard, template: pn.Template, with_text: bool) -> tuple[list[Part]
             [figure] = [p.object for p in island.select(pn.Param) if isinstance(p.object, Figure)]
             island.objects = [o for o in island.objects if "posviz-caption" not in o.css_classes]
             name = f"figure-{figure.figure_id}"
-            template.add_panel(name, island)
+            template.add_panel(name, island if islands else pn.Spacer(height=0))
             texts = [html_of(o) for o in texts]
             info = figure_text(figure) if with_text else {}
             parts.append(
@@ -196,7 +199,7 @@ def page_template(
     # location: the template's Location root keeps the URL query and the sliders in step.
     template = pn.Template(environment().get_template("site.html"), location=True)
     with_text = not routes.in_browser()
-    parts, crumbs = split(dashboard, template, with_text)
+    parts, crumbs = split(dashboard, template, with_text, islands=not (dev or {}).get("text_only"))
     canonical = absolute(route_name) if with_text else None
     template.add_variable(
         "posviz",
@@ -222,7 +225,7 @@ def dev_script(dev: dict) -> Markup:
     """The ``<script>`` that follows edits under ``posviz serve --dev``, with this page's digest."""
     from posviz import assets
 
-    data = json.dumps(dev).replace("<", "\\u003c")  # JSON in a script: no "</script>" in it
+    data = assets.literal(dev)  # JSON in a script: no "</script>" in it
     code = assets.source("posviz.compose", "dev_client.js")
     return Markup(
         f'<script type="application/json" id="posviz-dev">{data}</script>\n<script>{code}</script>'
