@@ -59,6 +59,13 @@ EDITS = {
         "caption = (\n        'Edited {n}. '",
         "Edited {n}. Try this first",
     ),
+    "topic text (Markdown)": (
+        "topic-positional-encoding",
+        "content/topics/positional-encoding.md",
+        "\nStart with the two",
+        "\nA topic sentence the benchmark wrote {n}.\n\nStart with the two",
+        "A topic sentence the benchmark wrote {n}.",
+    ),
     "frame, readout text (.py)": (
         "figure-710",
         "src/posviz/frames/clock_hands.py",
@@ -67,7 +74,22 @@ EDITS = {
         "edited {n} pos = ",
     ),
 }
-PLOTS = {f"page-{PAGE}": "posviz-710-hands", "figure-710": "posviz-710-hands"}
+PLOTS = {
+    f"page-{PAGE}": "posviz-710-hands",
+    "figure-710": "posviz-710-hands",
+    "topic-positional-encoding": "posviz-710-hands",
+}
+# Edits that show as a style, not as text: (route, file, old, new, a JS test of the page).
+STYLES = {
+    "stylesheet (site.css)": (
+        "figure-710",
+        "src/posviz/compose/static/site.css",
+        "\nbody {",
+        "\nmain h1 { outline: 1px solid rgb(1, 2, {n}); }\nbody {",
+        "() => getComputedStyle(document.querySelector('main h1')).outlineColor"
+        " === 'rgb(1, 2, {n})'",
+    ),
+}
 
 
 # Whether the page shows ``text``: its DOM and Panel's shadow roots, not <noscript>.
@@ -112,6 +134,8 @@ class Copy:
             stderr=subprocess.DEVNULL,
         )
         wait_for_http(f"{self.url}/posviz-dev/state.json", 120, self.process)
+        self.page = tmp / "content" / "pages" / "bench-gone.md"
+        self.page.write_text(NEW_PAGE.replace("bench-new-page", "bench-gone"), "utf-8")
 
     def replace(self, relative: str, old: str, new: str) -> None:
         path = self.tmp / relative
@@ -162,6 +186,28 @@ def timed_edit(page, server: Copy, edit: tuple, n: int) -> float:
     return took
 
 
+def timed_style(page, server: Copy, edit: tuple, n: int) -> float:
+    route, relative, old, new, test = (part.replace("{n}", str(n)) for part in edit)
+    started = time.perf_counter()
+    server.replace(relative, old, new)
+    page.wait_for_function(test, polling="raf", timeout=60_000)
+    took = time.perf_counter() - started
+    server.replace(relative, new, old)
+    page.wait_for_function(f"() => !({test})()", timeout=60_000)
+    return took
+
+
+def deleted_page(page, server: Copy, n: int) -> float:
+    """A page's file deleted while its tab is open: until the tab says it is gone."""
+    started = time.perf_counter()
+    server.page.unlink()
+    shown(page, "there is no page at")
+    took = time.perf_counter() - started
+    server.page.write_text(NEW_PAGE.replace("bench-new-page", "bench-gone"), "utf-8")
+    shown(page, "Its words.")
+    return took
+
+
 def new_page(page, server: Copy, n: int) -> float:
     path = server.tmp / "content" / "pages" / f"bench-new-page-{n}.md"
     text = NEW_PAGE.replace("bench-new-page", f"bench-new-page-{n}")
@@ -176,25 +222,36 @@ def new_page(page, server: Copy, n: int) -> float:
 
 
 def measure(args) -> dict:
-    times: dict[str, list[float]] = {name: [] for name in [*EDITS, "new page (on home)"]}
+    kinds = {
+        **{name: (edit[0], timed_edit, edit) for name, edit in EDITS.items()},
+        **{name: (edit[0], timed_style, edit) for name, edit in STYLES.items()},
+        "new page (on home)": ("index", new_page, None),
+        "deleted page (its own tab)": ("page-bench-gone", deleted_page, None),
+    }
+    times: dict[str, list[float]] = {name: [] for name in kinds}
     colds: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory() as tmp, chromium() as browser:
         server = Copy(Path(tmp))
         try:
-            routes = sorted({edit[0] for edit in EDITS.values()} | {"index"})
+            routes = sorted({route for route, _, _ in kinds.values()} - {"page-bench-gone"})
             cold_load(browser, server.url, routes[0])  # the server's own first imports
             for n in range(args.rounds):
                 for route in routes:
                     colds.setdefault(route, []).append(cold_load(browser, server.url, route))
                 # One open tab, on the route the edit touches: as a maintainer works.
-                for name, edit in [*EDITS.items(), ("new page (on home)", None)]:
+                for name, (route, timed, edit) in kinds.items():
                     blocked: list = []
                     context = sealed_context(browser, blocked)
                     tab = context.new_page()
-                    route = edit[0] if edit else "index"
+                    said: list = []
+                    tab.on("console", lambda message, said=said: said.append(message.text))
                     tab.goto(f"{server.url}/{route}")
                     ready(tab, route)
-                    took = timed_edit(tab, server, edit, n) if edit else new_page(tab, server, n)
+                    try:
+                        took = timed(tab, server, edit, n) if edit else timed(tab, server, n)
+                    except Exception:
+                        print(f"  {name}: the tab said", *said[-12:], sep="\n    ")
+                        raise
                     times[name].append(took)
                     context.close()
                     if blocked:
@@ -203,7 +260,8 @@ def measure(args) -> dict:
                 print(f"  round {n + 1}: {done}", flush=True)
         finally:
             server.stop()
-    route_of = {**{name: edit[0] for name, edit in EDITS.items()}, "new page (on home)": "index"}
+    route_of = {name: route for name, (route, _, _) in kinds.items()}
+    route_of["deleted page (its own tab)"] = "index"  # its cold load: a text page, as home
     cold = {route: statistics.median(values) for route, values in colds.items()}
     return {
         "edits": {

@@ -7,7 +7,7 @@
 (() => {
   const me = JSON.parse(document.getElementById("posviz-dev").textContent);
   const scrollKey = `posviz-dev-scroll:${location.pathname}`;
-  const POLL_MS = 100;
+  const POLL_MS = 50;
   let busy = false;
   let stopped = false;
 
@@ -83,8 +83,9 @@
     box.replaceChildren(title, list);
   };
 
-  const fetchPage = async (textOnly) => {
-    const headers = textOnly ? { "X-Posviz-Dev": "text" } : {};
+  // The page again, whole or one half of it ("text": its figures undrawn; "figures": no text).
+  const fetchPage = async (only) => {
+    const headers = only ? { "X-Posviz-Dev": only } : {};
     const response = await fetch(location.href, { cache: "no-store", headers });
     if (!response.ok) throw new Error(`${location.href} answered ${response.status}`);
     return new DOMParser().parseFromString(await response.text(), "text/html");
@@ -104,7 +105,7 @@
   // The page's text, fetched alone (its figures undrawn), swapped in around the live
   // islands and Panel roots, which keep their state. False: the page must reload.
   const swapText = async () => {
-    const doc = await fetchPage(true);
+    const doc = await fetchPage("text");
     const digest = digestOf(doc);
     const main = document.querySelector("main");
     const fresh = doc.querySelector("main");
@@ -122,15 +123,15 @@
     if (header && freshHeader) header.replaceWith(document.adoptNode(freshHeader));
     main.replaceWith(document.adoptNode(fresh));
     document.title = doc.title;
-    me.digest = { ...me.digest, text: digest.text };
+    me.digest = { ...me.digest, text: digest.text, view: digest.view };
     document.body.dataset.posvizDevText = digest.text; // what tests and benchmarks wait on
     return true;
   };
 
-  // New code: the page from a new server session, its figures drawn where the old
-  // ones were, with no reload (BokehJS and Panel stay parsed). False: reload.
+  // New code: the page's figures from a new server session, drawn where the old ones
+  // were, with no reload (BokehJS and Panel stay parsed). False: reload.
   const swapFigures = async () => {
-    const doc = await fetchPage(false);
+    const doc = await fetchPage("figures");
     const digest = digestOf(doc);
     const main = document.querySelector("main");
     const fresh = doc.querySelector("main");
@@ -144,13 +145,14 @@
     for (const view of (window.Bokeh && Bokeh.index && Bokeh.index.roots) || []) {
       if (old.includes(view.model.document)) view.remove();
     }
-    // The whole page from the new session: its text may be newer than the text swapped
-    // in first, if the file changed again meanwhile.
-    const header = document.querySelector(".posviz-header");
-    const freshHeader = doc.querySelector(".posviz-header");
-    if (header && freshHeader) header.replaceWith(document.adoptNode(freshHeader));
-    main.replaceWith(document.adoptNode(fresh));
-    document.title = doc.title;
+    const islands = islandsOf(fresh);
+    for (const [id, island] of islandsOf(main)) {
+      island.replaceChildren(...[...islands.get(id).childNodes].map((n) => document.adoptNode(n)));
+    }
+    const roots = outside(fresh);
+    outside(main).forEach((el, i) => {
+      el.replaceWith(document.adoptNode(roots[i]));
+    });
     for (const el of document.querySelectorAll("body > div[data-root-id]")) el.remove();
     for (const el of doc.querySelectorAll("body > div[data-root-id]")) {
       document.body.append(document.adoptNode(el));
@@ -162,10 +164,20 @@
       script.textContent = source.textContent;
       document.body.append(script);
     }
-    me.digest = digest;
-    document.body.dataset.posvizDevText = digest.text;
+    me.digest = { ...me.digest, code: digest.code };
     document.body.dataset.posvizDevCode = digest.code; // what tests and benchmarks wait on
     return true;
+  };
+
+  // A stylesheet of the site's own, fetched again (its link in <head> is not swapped).
+  let styled = me.digest ? me.digest.code : null; // the code the stylesheets were fetched at
+  const restyle = (digest) => {
+    styled = digest.code;
+    for (const link of document.querySelectorAll('link[rel="stylesheet"][href*="posviz-static/"]')) {
+      const url = new URL(link.href);
+      url.searchParams.set("posviz-dev", digest.code.slice(0, 12));
+      link.href = url.href;
+    }
   };
 
   // What the page does for the watcher's state; a failed swap reloads the page.
@@ -178,15 +190,17 @@
       return;
     }
     if (!me.digest) return reload();
+    // Each half of the page tracks the digest it was drawn from: the text (content,
+    // and the code that shapes text: "view"), and the figures (all code). A half that
+    // is behind is swapped; one that moved again meanwhile is caught by the next poll.
+    const textBehind = now.text !== me.digest.text || now.view !== me.digest.view;
+    const figuresBehind = now.code !== me.digest.code;
     try {
-      if (now.code !== me.digest.code) {
-        // The text first (a caption shows at once), then the figures from new code.
-        if (!((await swapText()) && (await swapFigures()))) reload();
-      } else if (now.text !== me.digest.text) {
-        if (!(await swapText())) reload();
-      } else {
-        sessionStorage.removeItem(reloadsKey); // caught up
-      }
+      if (now.code !== styled) restyle(now); // tracked apart: the figures may catch up first
+      // The text first: a caption or a sentence shows before the figures are drawn.
+      if (textBehind && !(await swapText())) return reload();
+      if (figuresBehind && !(await swapFigures())) return reload();
+      if (!textBehind && !figuresBehind) sessionStorage.removeItem(reloadsKey); // caught up
     } catch (error) {
       console.error("posviz serve --dev: could not swap the page in place:", error);
       reload();

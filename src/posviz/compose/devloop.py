@@ -20,12 +20,13 @@ Three parts, one per process, agreeing through one file:
   at the URL's slider values (no reload: BokehJS stays parsed). A page whose
   figures changed in number, or whose swap fails, reloads, keeping its scroll.
 
-A route's digest has two halves. ``text``: the content its view reads, as
+A route's digest has three parts. ``text``: the content its view reads, as
 loaded (a page: itself and the pages it builds on; a figure: the pages that
 show it; a listing: everything). ``code``: the package's files, but of the
 figure modules (and their frame modules) only the ones the route shows (home
-and tag pages name every figure). So an edit reaches only the routes that read
-the changed file.
+and tag pages name every figure). ``view``: that code less the frames and
+maths, which shape only what the figures draw. So an edit reaches only the
+routes that read the changed file, and a frame's edit redraws the figures alone.
 
 Routes come and go without a restart: besides ``home`` and ``gallery``, one
 entry script serves every ``topic-``, ``page-``, ``tag-`` and ``figure-`` route
@@ -47,8 +48,13 @@ PACKAGE = Path(__file__).resolve().parents[1]  # posviz/
 CODE_SUFFIXES = {".py", ".css", ".js", ".html", ".yaml", ".json"}
 # The app path of every route a page of content adds (routes.py's names).
 ANY_ROUTE = r"(?:topic|page|tag|figure)-[a-z0-9]+(?:-[a-z0-9]+)*"
-POLL_S = 0.05
-TEXT_ONLY_HEADER = "X-Posviz-Dev"  # "text": the page's text, its figures left undrawn
+POLL_S = 0.025
+# Code that shapes only what the figures draw, never the text around them (the
+# frames and the maths under them): its edit needs no new text.
+DRAWN_ONLY = {"frames", "maths"}
+# The page's own script asks for one half of it: "text" (its figures left undrawn)
+# or "figures" (no text drawn).
+ONLY_HEADER = "X-Posviz-Dev"
 CACHE_KEY = "posviz-dev"  # in pn.state.cache: outlives the modules dropped on a code change
 
 
@@ -173,7 +179,8 @@ def route_digests(library, names=None, snapshot=None) -> dict[str, dict[str, str
         shown = by_figure.keys() if kind in ("home", "tag") else figures
         code = shared + [path for f in shown for path in by_figure.get(f, ())]
         files = sorted((str(path), snapshot.get(path, "(gone)")) for path in set(code))
-        found[name] = {"text": text, "code": _text(files)}
+        seen = [f for f in files if Path(f[0]).relative_to(PACKAGE).parts[0] not in DRAWN_ONLY]
+        found[name] = {"text": text, "code": _text(files), "view": _text(seen)}
     return found
 
 
@@ -305,8 +312,10 @@ def stale_modules(changed: set[Path]) -> set[str]:
     return stale
 
 
-def fresh_session() -> None:
+def fresh_session() -> bool:
     """Import again the posviz modules whose files changed since they were imported.
+
+    Returns whether any were dropped.
 
     Only those and the modules that import them (``stale_modules``): a figure's
     edit re-runs that figure's module, not the site's. The figures' registry is
@@ -316,7 +325,7 @@ def fresh_session() -> None:
     memory = shared()
     before = memory.get("code")
     if before == now:
-        return
+        return False
     if before is None:
         changed = None  # the first session: whatever was imported before it is suspect
     else:
@@ -337,6 +346,7 @@ def fresh_session() -> None:
         # Load it again with the new classes (the old one stays the fallback while the
         # content has problems).
         memory["content"] = None
+    return True
 
 
 def library():
@@ -365,6 +375,29 @@ def requested_route() -> str:
     return pn.state.curdoc.session_context.request.path.strip("/")
 
 
+def keep_fresh() -> None:
+    """Once per server: import changed modules again as soon as their files change.
+
+    Between requests, on the server's own event loop, so that the page that asks
+    for the new code next does not pay for the import.
+    """
+    memory = shared()
+    if memory.get("keeping"):
+        return
+    from tornado.ioloop import PeriodicCallback
+
+    def refresh_modules():
+        if not fresh_session():
+            return
+        try:
+            from posviz.figures import FIGURES  # noqa: F401  (imports the figure modules again)
+        except Exception:  # noqa: S110  the page that asks next shows the error, file and line
+            pass
+
+    memory["keeping"] = PeriodicCallback(refresh_modules, POLL_S * 1000)
+    memory["keeping"].start()
+
+
 def serve_session(name: str | None = None) -> None:
     """What a dev entry script runs: fresh code, then the page with the digest it was drawn from.
 
@@ -378,6 +411,7 @@ def serve_session(name: str | None = None) -> None:
     name = name or requested_route()
     snapshot = code_snapshot()
     fresh_session()
+    keep_fresh()
     try:
         from posviz.compose.views import servable
     except Exception as error:  # the code does not load: say so, and follow the fix
@@ -390,13 +424,12 @@ def serve_session(name: str | None = None) -> None:
         digest = route_digests(memory["pinned"], {name}, snapshot).get(name)
     except Exception:  # content never loaded: the page says why
         memory["pinned"], digest = None, None
-    # The page's own script asks for its text alone to swap it in (no plots drawn).
     headers = pn.state.curdoc.session_context.request.headers if pn.state.curdoc else {}
-    text_only = headers.get(TEXT_ONLY_HEADER) == "text"
+    only = headers.get(ONLY_HEADER)
     try:
         servable(
             name,
-            dev={"route": name, "digest": digest, "state": STATE_URL, "text_only": text_only},
+            dev={"route": name, "digest": digest, "state": STATE_URL, "only": only},
         )
     finally:
         memory["pinned"] = None

@@ -198,8 +198,9 @@ def page_template(
     """
     # location: the template's Location root keeps the URL query and the sliders in step.
     template = pn.Template(environment().get_template("site.html"), location=True)
-    with_text = not routes.in_browser()
-    parts, crumbs = split(dashboard, template, with_text, islands=not (dev or {}).get("text_only"))
+    only = (dev or {}).get("only")  # serve --dev swapping in one half: "text" or "figures"
+    with_text = not routes.in_browser() and only != "figures"
+    parts, crumbs = split(dashboard, template, with_text, islands=only != "text")
     canonical = absolute(route_name) if with_text else None
     template.add_variable(
         "posviz",
