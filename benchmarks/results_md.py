@@ -181,6 +181,18 @@ TARGETS = [
         lambda r: round(r["export_size"]["total"]["bytes"] / 1e6, 1),
         lambda v: v <= 30,
     ),
+    (
+        "serve --dev: an edit shown in the open tab ÷ a cold load of its route (worst kind)",
+        "≤ 0.5",
+        lambda r: max(e["ratio"] for e in r["dev_loop"]["edits"].values()),
+        lambda v: v <= 0.5,
+    ),
+    (
+        "serve --dev: an edit shown in the open tab, seconds (worst kind, median)",
+        "≤ 2",
+        lambda r: max(e["median_s"] for e in r["dev_loop"]["edits"].values()),
+        lambda v: v <= 2,
+    ),
 ]
 
 
@@ -359,6 +371,23 @@ def _search(found: dict | None) -> str:
     if not found:
         return "not measured"
     return f"{found['cold_ms']:.0f} / {found['warm_median_ms']:.0f} ({found['warm_max_ms']:.0f})"
+
+
+def dev_loop_section(loop: dict) -> list[str]:
+    """posviz serve --dev: each edit kind, file write → shown in the open tab."""
+    rows = [
+        [name, e["route"], e["median_s"], e["max_s"], e["cold_load_s"], e["ratio"]]
+        for name, e in loop["edits"].items()
+    ]
+    return [
+        "",
+        f"## posviz serve --dev: an edit until the open tab shows it ({loop['rounds']} rounds)",
+        "",
+        "One tab open on the route the edit touches; the cold load is a fresh profile "
+        "loading that route until its figures are drawn, in the same run (seconds).",
+        "",
+        *rows_table(["edit", "route", "median", "worst", "cold load", "÷ cold load"], rows),
+    ]
 
 
 def render(folder: Path) -> str:
@@ -660,6 +689,8 @@ def render(folder: Path) -> str:
         lines += lazy_section(results["lazy"])
     if "build_cost" in results:
         lines += build_cost_section(results["build_cost"])
+    if "dev_loop" in results:
+        lines += dev_loop_section(results["dev_loop"])
     notes = folder.parent / "notes.md"
     if notes.exists():
         lines += ["", notes.read_text().rstrip()]

@@ -29,6 +29,7 @@ ORDER = [
     "text_first",  # alone: --site before=DIR --site after=DIR for the before/after ratios
     "scale",
     "lazy",
+    "dev_loop",  # posviz serve --dev: an edit until the open tab shows it
 ]
 
 

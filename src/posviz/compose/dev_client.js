@@ -182,13 +182,10 @@
 
   // What the page does for the watcher's state; a failed swap reloads the page.
   const follow = async (state) => {
-    overlay(state.problems.length ? state.problems : built());
-    if (state.problems.length) return;
     const now = state.routes[me.route];
-    if (!now) {
-      if (me.digest) reload(); // the route went away: the server says so
-      return;
-    }
+    const gone = now ? [] : [`there is no page at /${me.route}: its file left the content`];
+    overlay(state.problems.length ? state.problems : [...gone, ...built()]);
+    if (state.problems.length || !now) return;
     if (!me.digest) return reload();
     // Each half of the page tracks the digest it was drawn from: the text (content,
     // and the code that shapes text: "view"), and the figures (all code). A half that

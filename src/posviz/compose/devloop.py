@@ -207,9 +207,12 @@ def write_state(folder: Path, state: dict) -> None:
     partial.replace(folder / STATE_FILE)
 
 
-def refresh(folder: Path, root: Path, known: dict | None, say=print) -> dict:
-    """Check the content, write the state, tell the terminal what changed; the new routes."""
-    library, problems = check(root)
+def refresh(folder: Path, root: Path, known: dict | None, say=print, checked=None) -> dict:
+    """Check the content, write the state, tell the terminal what changed; the new routes.
+
+    ``checked``: the content's (library, problems) when its files did not change.
+    """
+    library, problems = checked or check(root)
     if problems:
         write_state(folder, {"problems": problems, "routes": known or {}})
         say("posviz: the content has problems; the open pages show them:")
@@ -235,14 +238,23 @@ def refresh(folder: Path, root: Path, known: dict | None, say=print) -> dict:
 
 def watch(folder: Path, keep_going, say=print) -> None:
     """Refresh ``folder``'s state at once and after every change, while ``keep_going()``."""
+    from posviz.figures import figure_ids
+
     root = content_root()
-    seen = None
-    known = None
+    seen, known, checked = None, None, None
     while keep_going():
-        now = stamp(content_files(root)) + stamp(code_files())
+        now = stamp(content_files(root)), stamp(code_files())
         if now != seen:
+            # The content is checked again when it changed, or when the figure ids it
+            # may cite did; a code edit alone reuses it (a tenth of a second sooner).
+            try:
+                ids = figure_ids()
+            except SyntaxError:  # check() names it
+                ids = None
+            if ids is None or checked is None or now[0] != seen[0] or ids != checked[0]:
+                checked = (ids, check(root))
             seen = now
-            known = refresh(folder, root, known, say)
+            known = refresh(folder, root, known, say, checked[1])
         time.sleep(POLL_S)
 
 
