@@ -55,32 +55,40 @@ def wave(url: str, count: int) -> list:
     return errors
 
 
-def settled(pid: int, cap_s: float = 60) -> float:
-    """RSS once it has held still for 4 s after falling (Panel collects, then posviz trims).
+def trims(log: Path) -> int:
+    """How many times the server has said it handed memory back (compose/memory.py)."""
+    return log.read_text("utf-8", errors="replace").count(memory.TRIMMED)
 
-    Not before the trim can have run: the last session is dropped 0.5 s after its
-    reader left, Panel collects 5 s later and posviz trims 7 s after that drop
-    (compose/memory.py). A fall at Panel's collection alone is not the end.
+
+def settled(pid: int, log: Path, seen: int, cap_s: float = 120) -> float:
+    """RSS once the server has trimmed after the last closed session, and held still 3 s.
+
+    Waits on the server's own word (its log line after a trim), not on a guess
+    of when the trim ran: the last session is dropped 0.5 s after its reader
+    left, Panel collects 5 s later, posviz trims 7 s after the drop, and a
+    loaded machine stretches each.
     """
-    earliest = 1 + memory.TRIM_AFTER_S + 4  # s: the drop, the trim, room for a loaded machine
+    deadline = time.monotonic() + cap_s
+    while trims(log) <= seen:
+        assert time.monotonic() < deadline, f"the server never trimmed in {cap_s} s"
+        time.sleep(0.5)
     samples = [rss_mb(pid)]
-    while len(samples) < cap_s:
+    while len(samples) < 4 or max(samples[-4:]) - min(samples[-4:]) >= 0.5:
+        assert time.monotonic() < deadline, f"RSS never held still: {samples[-8:]}"
         time.sleep(1)
         samples.append(rss_mb(pid))
-        fell = samples[-1] < max(samples) - 1
-        steady = max(samples[-4:]) - min(samples[-4:]) < 0.5
-        if len(samples) > earliest and fell and steady:
-            break
     return samples[-1]
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads RSS from /proc")
-def test_fifty_closed_sessions_give_their_memory_back():
+def test_fifty_closed_sessions_give_their_memory_back(tmp_path):
     port = free_port()
-    with posviz_server(port, *CLEANUP) as server:
+    log = tmp_path / "serve.log"
+    with posviz_server(port, *CLEANUP, log=log) as server:
         url = f"http://127.0.0.1:{port}{ROUTE}"
         assert wave(url, WARM_UP) == []
-        before = settled(server.pid)
+        before = settled(server.pid, log, 0)
+        trimmed = trims(log)
         peak = [before]
         done = threading.Event()
 
@@ -91,7 +99,7 @@ def test_fifty_closed_sessions_give_their_memory_back():
         threading.Thread(target=sample, daemon=True).start()
         errors = wave(url, READERS)
         done.set()
-        after = settled(server.pid)
+        after = settled(server.pid, log, trimmed)
     assert errors == []
     assert peak[0] > before, "the readers' sessions did not cost the server any memory"
     assert after / before <= 1.10, (

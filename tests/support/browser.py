@@ -193,8 +193,12 @@ def wait_for_http(url: str, timeout: float, process: subprocess.Popen | None = N
 
 
 @contextmanager
-def posviz_server(port: int, *extra: str):
-    """`posviz serve` on 127.0.0.1:``port`` until the block ends; yields the process."""
+def posviz_server(port: int, *extra: str, log: Path | None = None):
+    """`posviz serve` on 127.0.0.1:``port`` until the block ends; yields the process.
+
+    ``log``: a file for what the server prints (else it is dropped).
+    """
+    output = log.open("w") if log is not None else subprocess.DEVNULL
     process = subprocess.Popen(
         [
             sys.executable,
@@ -207,8 +211,8 @@ def posviz_server(port: int, *extra: str):
             "127.0.0.1",
             *extra,
         ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=output,
+        stderr=subprocess.STDOUT if log is not None else subprocess.DEVNULL,
     )
     try:
         wait_for_http(f"http://127.0.0.1:{port}/", 60, process)
@@ -219,3 +223,5 @@ def posviz_server(port: int, *extra: str):
             process.wait(10)
         except subprocess.TimeoutExpired:
             process.kill()
+        if log is not None:
+            output.close()

@@ -356,6 +356,9 @@ def servable(name: str, dev: dict | None = None):
 
         if not routing.exported():
             pn.state.on_session_destroyed(memory.on_session_destroyed)
+            # posviz's own log lines at the level the server logs at (its --log-level,
+            # which Bokeh sets on its "bokeh" logger only).
+            logging.getLogger("posviz").setLevel(logging.getLogger("bokeh").getEffectiveLevel())
 
         pn.state.curdoc.js_on_event("document_ready", CustomJS(code=SCROLL_TO_FRAGMENT))
         page_script.install(pn.state.curdoc)
