@@ -85,6 +85,7 @@ def serve(
         command.append("--show")
     if dev:
         env[devloop.ENV] = "1"
+        env[devloop.STATE_ENV] = str(folder / "dev" / devloop.STATE_FILE)
     command += list(panel_args)
     served = "every route, following edits" if dev else f"{len(scripts)} dashboards"
     print(f"posviz: serving {served} at http://{address}:{port}/", flush=True)

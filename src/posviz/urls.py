@@ -54,6 +54,14 @@ def exported() -> bool:
     return sys.platform == "emscripten" or os.environ.get("POSVIZ_EXPORT") == "1"
 
 
+DEV_ENV = "POSVIZ_DEV"  # set by `posviz serve --dev` on its server (compose/devloop.py)
+
+
+def dev_serving() -> bool:
+    """True under ``posviz serve --dev``: pages follow edits."""
+    return os.environ.get(DEV_ENV) == "1"
+
+
 def in_browser() -> bool:
     """True inside the reader's browser (the export's Python worker)."""
     return sys.platform == "emscripten"

@@ -41,9 +41,12 @@ import sys
 import time
 from pathlib import Path
 
-ENV = "POSVIZ_DEV"  # set by `posviz serve --dev` on its server
+# The variable `posviz serve --dev` sets on its server (serve.py, tests).
+from posviz.urls import DEV_ENV as ENV  # noqa: F401
+
 STATE_URL = "posviz-dev/state.json"  # relative to a page: routes are one level deep
 STATE_FILE = "state.json"
+STATE_ENV = "POSVIZ_DEV_STATE"  # where the watcher writes it, for the server (keep_fresh)
 PACKAGE = Path(__file__).resolve().parents[1]  # posviz/
 CODE_SUFFIXES = {".py", ".css", ".js", ".html", ".yaml", ".json"}
 # The app path of every route a page of content adds (routes.py's names).
@@ -56,11 +59,6 @@ DRAWN_ONLY = {"frames", "maths"}
 # or "figures" (no text drawn).
 ONLY_HEADER = "X-Posviz-Dev"
 CACHE_KEY = "posviz-dev"  # in pn.state.cache: outlives the modules dropped on a code change
-
-
-def active() -> bool:
-    """Whether this server runs under ``posviz serve --dev``."""
-    return os.environ.get(ENV) == "1"
 
 
 # --- what changed: files and digests -------------------------------------------------
@@ -387,11 +385,12 @@ def requested_route() -> str:
     return pn.state.curdoc.session_context.request.path.strip("/")
 
 
-def keep_fresh() -> None:
-    """Once per server: import changed modules again as soon as their files change.
+def keep_fresh(state: Path) -> None:
+    """Once per server: import changed modules again as soon as the watcher sees a change.
 
     Between requests, on the server's own event loop, so that the page that asks
-    for the new code next does not pay for the import.
+    for the new code next does not pay for the import. It looks at one file, the
+    watcher's ``state``, which is written after every change: not at the package.
     """
     memory = shared()
     if memory.get("keeping"):
@@ -399,8 +398,14 @@ def keep_fresh() -> None:
     from tornado.ioloop import PeriodicCallback
 
     def refresh_modules():
-        if not fresh_session():
+        try:
+            written = state.stat().st_mtime_ns
+        except FileNotFoundError:
             return
+        if written == memory.get("state") or not fresh_session():
+            memory["state"] = written
+            return
+        memory["state"] = written
         try:
             from posviz.figures import FIGURES  # noqa: F401  (imports the figure modules again)
         except Exception:  # noqa: S110  the page that asks next shows the error, file and line
@@ -423,7 +428,8 @@ def serve_session(name: str | None = None) -> None:
     name = name or requested_route()
     snapshot = code_snapshot()
     fresh_session()
-    keep_fresh()
+    if STATE_ENV in os.environ:
+        keep_fresh(Path(os.environ[STATE_ENV]))
     try:
         from posviz.compose.views import servable
     except Exception as error:  # the code does not load: say so, and follow the fix

@@ -10,6 +10,7 @@ from posviz.content import Library, ordered, tag_clash
 from posviz.urls import (  # noqa: F401  (route names live in posviz.urls; kept importable here)
     GALLERY,
     HOME,
+    dev_serving,
     exported,
     figure_route,
     href,

@@ -11,7 +11,7 @@ from functools import cache
 import panel as pn
 
 from posviz import assets, content, internals
-from posviz.compose import devloop, memory, page_script
+from posviz.compose import memory, page_script
 from posviz.compose import routes as routing
 from posviz.compose.links import DeepLinks
 from posviz.compose.page import page_template, plain_text
@@ -32,7 +32,9 @@ SCROLL_TO_FRAGMENT = assets.source("posviz.compose", "scroll_to_fragment.js")
 
 def library() -> content.Library:
     """The site's content: loaded once per process, or again after each edit under ``--dev``."""
-    if devloop.active():
+    if routing.dev_serving():  # devloop is the dev server's alone: the browser never loads it
+        from posviz.compose import devloop
+
         return devloop.library()
     return loaded()
 
@@ -343,7 +345,11 @@ def servable(name: str, dev: dict | None = None):
         kind, summary = route.kind, description(route)
     except Exception as error:  # the reader gets a message, the log the traceback
         log.exception("could not build view %s", name)
-        where = devloop.where(error) if dev else ""
+        where = ""
+        if dev:
+            from posviz.compose import devloop
+
+            where = devloop.where(error)
         dashboard = pn.pane.HTML(
             '<div class="posviz-build-error"><h2>This page could not be built</h2>'
             f"<p>{html.escape(where)}{html.escape(type(error).__name__)}: "
