@@ -160,3 +160,22 @@ def test_code_edits_reload_the_tab_with_its_sliders_and_a_figure_error_shows(dev
     dev.edit("src/posviz/figures/clock_hands.py", "'Edited. ' + 1 +", "'Fixed. '")
     expect(page.get_by_text("Fixed. Try this first")).to_be_visible(timeout=WAIT_MS)
     expect(overlay).to_have_count(0)
+
+
+def test_a_figure_module_added_is_listed_and_served_and_its_removal_said(dev, context):
+    home = context.new_page()
+    home.goto(f"{dev.url}/")
+    expect(home.locator("h1", has_text="posviz")).to_be_visible(timeout=WAIT_MS)
+    figures = dev.package / "figures"
+    twin = (figures / "clock_hands.py").read_text("utf-8")
+    twin = twin.replace("class ClockHands", "class ClockHandsTwin")
+    twin = twin.replace("figure_id = 710", "figure_id = 9710")
+    twin = twin.replace("Clock hands at different speeds", "A twin written while serving")
+    (figures / "twin.py").write_text(twin, "utf-8")
+
+    listed = home.get_by_role("link", name="A twin written while serving")
+    expect(listed).to_be_visible(timeout=WAIT_MS)
+    listed.click()
+    wait_for_plot(home, "posviz-9710-hands")
+    (figures / "twin.py").unlink()
+    expect(home.get_by_text("there is no page at /figure-9710")).to_be_visible(timeout=WAIT_MS)

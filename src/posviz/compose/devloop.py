@@ -349,8 +349,11 @@ def fresh_session() -> bool:
     for name in stale:
         del sys.modules[name]
     figures = sys.modules.get("posviz.figures")
-    if figures is not None and any(n.startswith("posviz.figures.") for n in stale):
-        vars(figures).pop("FIGURES", None)  # found again, with the new classes
+    touched = changed is None or any(path.parent == PACKAGE / "figures" for path in changed)
+    if figures is not None and touched:
+        # Found again: with the new classes, and with a figure module added or deleted
+        # (a new file is no loaded module, so stale_modules cannot name it).
+        vars(figures).pop("FIGURES", None)
     memory["code"] = now
     if any(n == "posviz.content" or n.startswith("posviz.content.") for n in stale):
         # Load it again with the new classes (the old one stays the fallback while the
