@@ -66,11 +66,11 @@ EDITS = {
         "\nA topic sentence the benchmark wrote {n}.\n\nStart with the two",
         "A topic sentence the benchmark wrote {n}.",
     ),
-    "frame, readout text (.py)": (
+    "figure readout text (.py)": (
         "figure-710",
-        "src/posviz/frames/clock_hands.py",
-        'f"pos = **{pos}**',
-        'f"edited {n} pos = **{pos}**',
+        "src/posviz/figures/clock_hands.py",
+        'f"pos = **{self.pos}**',
+        'f"edited {n} pos = **{self.pos}**',
         "edited {n} pos = ",
     ),
 }

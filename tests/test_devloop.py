@@ -60,7 +60,7 @@ def test_a_figure_module_edit_reaches_the_routes_that_show_or_name_it(copy):
     before = devloop.route_digests(library, snapshot=snapshot)
     figure_id = 710
     own = devloop.figure_files()[figure_id]
-    assert [p.parent.name for p in own] == ["figures", "frames"]  # the figure, its frames
+    assert [p.parent.name for p in own] == ["figures"]  # one module: model, frame, drawing
     edited = {**snapshot, own[-1]: "another sha256"}
     after = devloop.route_digests(library, snapshot=edited)
 

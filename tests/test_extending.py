@@ -12,6 +12,7 @@ import posviz.figures
 from posviz import content
 from posviz.compose import routes as routing
 from posviz.compose import views
+from posviz.drawing import plots
 from tests.support.compose import all_text, links, live_figures, panes, plain
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -231,7 +232,7 @@ def test_the_fifth_figure_steps_by_its_frame_to_what_a_fresh_plot_draws(fifth_fi
     for n in (1, 13, 20):
         figure.n = n
         live = named(doc.models)
-        fresh = named(hv.render(squares(n=n).plots()[0]).references())
+        fresh = named(hv.render(plots(squares(n=n))[0]).references())
         assert live.keys() == fresh.keys() == {"posviz-5-curve", "posviz-5-squares"}
         assert live["posviz-5-curve"].title.text == fresh["posviz-5-curve"].title.text
         assert live["posviz-5-curve"].title.text == f"{n}² = {n * n}"

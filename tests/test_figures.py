@@ -14,11 +14,15 @@ import pytest
 from bokeh.models import GlyphRenderer
 
 import posviz.figures
+from posviz.drawing import plots
+from posviz.drawing.controls import SnapBack
 from posviz.figures import FIGURES, AttentionCost, ClockHands, Figure, ParameterBudget, QueryReach
-from posviz.figures.base import CAPTION_MIN_CHARS
-from posviz.figures.controls import SnapBack
+from posviz.figures import attention_cost as cost
+from posviz.figures import parameter_budget as budget
+from posviz.figures import query_reach as reach
+from posviz.figures.model import CAPTION_MIN_CHARS
 from posviz.figures.parameter_budget import PRESETS
-from posviz.maths import budget, cost, encoding, reach
+from posviz.maths import encoding
 from tests.oracles import expected_values, lacks_oracle, oracle_for, rendered_sources
 from tests.oracles.parameter_budget import budget_by_hand
 from tests.support.imports import imported
@@ -47,18 +51,32 @@ def test_registry_holds_every_figure_class_of_the_package_by_its_id():
 
 
 @pytest.mark.parametrize("cls", FIGURES.values(), ids=lambda cls: cls.__name__)
-def test_every_island_height_is_two_heights_narrow_no_less_than_wide(cls):
-    """The room a figure's island keeps (px): (wide, narrow), as the page's CSS reads it."""
-    height = cls.island_height
+def test_every_island_room_is_two_heights_narrow_no_less_than_wide(cls):
+    """The room a figure's island keeps (px): (wide, narrow), derived from what it draws."""
+    from posviz.drawing.layout import island_room
+
+    height = island_room(cls())
     assert (
         isinstance(height, tuple)
         and len(height) == 2
         and all(type(h) is int and 100 <= h <= 4000 for h in height)
         and height[1] >= height[0]
-    ), (
-        f"island rule: {cls.__name__}.island_height is (wide, narrow) in px, each 100 to "
-        f"4000, the narrow no less than the wide; not {height!r} (CONTRIBUTING.md)"
+    ), height
+    # Taller plots need more room, at both widths.
+    taller = type(
+        "Taller",
+        (cls,),
+        {
+            "draw": lambda self, hv, frame: [
+                type(spec)(
+                    spec.key, spec.elements, **{**spec.options, "height": 900, "frame_height": 900}
+                )
+                for spec in cls.draw(self, hv, frame)
+            ]
+        },
     )
+    bigger = island_room(taller())
+    assert bigger[0] > height[0] and bigger[1] > height[1]
 
 
 @pytest.mark.parametrize("cls", FIGURES.values(), ids=lambda cls: cls.__name__)
@@ -111,9 +129,10 @@ def defaults():
     return json.loads(json.dumps({"options": options, "datatypes": datatypes}, default=repr))
 before = defaults()
 import posviz.figures
+from posviz.drawing import plots
 for cls in posviz.figures.FIGURES.values():  # every figure module imported, every plot drawn
     figure = cls()
-    for plot in figure.plots():
+    for plot in plots(figure):
         hv.render(plot)
 after = defaults()
 print(json.dumps([before == after, before, after]))
@@ -133,7 +152,7 @@ def test_importing_and_drawing_the_figures_leaves_holoviews_defaults_alone():
 
 @pytest.mark.parametrize("cls", FIGURES.values())
 def test_every_plot_has_no_toolbar_and_only_the_tools_it_asks_for(cls):
-    for plot in cls().plots():
+    for plot in plots(cls()):
         assert hv.render(plot).toolbar_location is None, (
             f"toolbar rule: {cls.__name__}'s plots pass **QUIET (overlays toolbar=None)"
         )
@@ -154,7 +173,7 @@ def test_every_plot_is_named_and_drawn_on_a_2d_canvas_not_webgl(cls, sliders):
         for name in scratch.sliders():
             asked[name] = other_value(scratch, name)
             setattr(scratch, name, asked[name])
-    figures = [hv.render(plot) for plot in cls(**asked).plots()]
+    figures = [hv.render(plot) for plot in plots(cls(**asked))]
     assert hv.renderer("bokeh").webgl  # HoloViews' default stays as it is
     assert all(figure.name.startswith(f"posviz-{cls.figure_id}-") for figure in figures), (
         f"naming rule: {cls.__name__}'s plots are named posviz-{cls.figure_id}-<what> "
@@ -220,8 +239,7 @@ def test_budget_presets_come_from_data_and_render(preset):
     figure = ParameterBudget(preset=preset)
     assert {name: getattr(figure, name) for name in PRESETS[preset]} == PRESETS[preset]
     assert figure.counts() == budget.parameter_counts(**PRESETS[preset])
-    assert figure.total() == sum(figure.counts().values())
-    bars = rendered_sources(figure.plots()[0])[0]
+    bars = rendered_sources(plots(figure)[0])[0]
     drawn = dict(zip(bars["role"], bars["millions"], strict=True))
     assert drawn == pytest.approx({role: n / 1e6 for role, n in figure.counts().items()})
 
@@ -246,7 +264,7 @@ def test_the_heads_count_is_not_a_slider():
 
 def test_clock_hands_draws_the_marker_at_pos_and_a_curve_that_ignores_pos():
     figure = ClockHands(pos=30, d_model=64)
-    hands_sources = rendered_sources(figure.plots()[0])
+    hands_sources = rendered_sources(plots(figure)[0])
     sines = encoding.encoding(hands_sources[0]["position"], 64)[:, 0]
     np.testing.assert_allclose(hands_sources[0]["value"], sines)
     markers = hands_sources[-1]
@@ -256,23 +274,18 @@ def test_clock_hands_draws_the_marker_at_pos_and_a_curve_that_ignores_pos():
         markers["value"], encoding.encoding([30], 64)[0][[2 * i for i in idx]]
     )
 
-    before = rendered_sources(figure.plots()[1])
+    before = rendered_sources(plots(figure)[1])
     figure.pos = 77
-    after = rendered_sources(figure.plots()[1])
+    after = rendered_sources(plots(figure)[1])
     for solid_or_dashed in (0, 1):
         np.testing.assert_allclose(
             before[solid_or_dashed]["PE(pos)·PE(pos+k)"],
             after[solid_or_dashed]["PE(pos)·PE(pos+k)"],
             atol=1e-9,
         )
-    rows, closed = figure.dot_products(after[0]["offset k"])
-    np.testing.assert_allclose(after[0]["PE(pos)·PE(pos+k)"], rows)
-    np.testing.assert_allclose(after[1]["PE(pos)·PE(pos+k)"], closed)
-
-
-def test_clock_hands_encoding_has_the_width_of_d_model():
-    figure = ClockHands(d_model=256)
-    assert figure.encoded(np.arange(10)).shape == (10, 256)
+    ks = after[0]["offset k"]
+    np.testing.assert_allclose(after[0]["PE(pos)·PE(pos+k)"], encoding.dot_from_rows(77, ks, 64))
+    np.testing.assert_allclose(after[1]["PE(pos)·PE(pos+k)"], encoding.dot_closed_form(ks, 64))
 
 
 # --- 7256 -------------------------------------------------------------------
@@ -281,7 +294,7 @@ def test_clock_hands_encoding_has_the_width_of_d_model():
 @pytest.mark.parametrize("k,m", [(7, 32), (1, 1), (32, 256), (8, 32)])
 def test_cost_curves_are_log10_of_the_closed_forms(k, m):
     figure = AttentionCost(k=k, m=m)
-    sources = rendered_sources(figure.plots()[0])[:3]
+    sources = rendered_sources(plots(figure)[0])[:3]
     for source, scheme in zip(sources, cost.SCHEMES, strict=True):
         sides = np.asarray(source["image side S (pixels)"])
         expected = {
@@ -305,7 +318,7 @@ def test_cost_readout_states_the_ratio_and_the_tie():
 @pytest.mark.parametrize("where", [(8, 8), (0, 0), (15, 3)])
 def test_reach_grids_draw_the_reach_with_the_query_darkest(scheme, where):
     figure = QueryReach(scheme=scheme, row=where[0], col=where[1])
-    for layers, plot in zip((1, 2), figure.plots(), strict=True):
+    for layers, plot in zip((1, 2), plots(figure), strict=True):
         # Bokeh draws image row j at y = j; the inverted y axis puts row 0 on top.
         drawn = rendered_sources(plot)[0]["image"][0]
         expected = reach.reach(16, *where, scheme, layers).astype(float)
@@ -331,12 +344,13 @@ import os
 os.environ["POSVIZ_EXPORT"] = "1"
 from bokeh.document import Document
 from posviz.compose.views import servable
+from posviz.drawing import plots
 from posviz.figures import FIGURES
 for name in ("topic-positional-encoding", "gallery"):
     servable(name).server_doc(Document())  # the page: a template of named roots
 for cls in FIGURES.values():
     figure = cls()
-    roots = [__import__("holoviews").render(plot) for plot in figure.plots()]
+    roots = [__import__("holoviews").render(plot) for plot in plots(figure)]
     for name in figure.sliders():
         parameter = figure.param[name]
         if hasattr(parameter, "bounds") and parameter.bounds:
@@ -410,7 +424,7 @@ def test_each_slider_at_another_value_is_kept_and_drawn(cls, name):
     value = other_value(cls(), name)
     figure = cls(**{name: value})
     assert getattr(figure, name) == value
-    for plot in figure.plots():
+    for plot in plots(figure):
         hv.render(plot)  # every figure: the value is kept and the plots draw
     oracle = oracle_for(cls)
     if oracle is None:
@@ -433,7 +447,7 @@ def test_every_slider_at_another_value_at_once_is_kept_and_drawn(cls):
         asked[name] = other_value(scratch, name)
         setattr(scratch, name, asked[name])
     figure = cls(**asked)
-    for plot in figure.plots():
+    for plot in plots(figure):
         hv.render(plot)
     oracle = oracle_for(cls)
     if oracle is None:
@@ -450,15 +464,19 @@ def test_every_slider_at_another_value_at_once_is_kept_and_drawn(cls):
 
 def test_explicit_big_sizes_give_the_big_model_and_its_preset_name():
     figure = ParameterBudget(d_model=1024, d_ff=4096, n_layers=6, vocab_size=37000)
-    assert figure.total() == sum(budget.parameter_counts(**PRESETS["big"]).values())
-    assert figure.total() == budget_by_hand(1024, 4096, 6, 37000)["total"] == 214_245_376
+    assert sum(figure.counts().values()) == sum(budget.parameter_counts(**PRESETS["big"]).values())
+    assert (
+        sum(figure.counts().values())
+        == budget_by_hand(1024, 4096, 6, 37000)["total"]
+        == 214_245_376
+    )
     assert figure.preset == "big"
 
 
 def test_explicit_sizes_no_preset_has_are_custom():
     figure = ParameterBudget(d_model=1024)
     assert (figure.d_model, figure.d_ff, figure.preset) == (1024, 2048, "custom")
-    assert figure.total() == budget_by_hand(1024, 2048, 6, 37000)["total"]
+    assert sum(figure.counts().values()) == budget_by_hand(1024, 2048, 6, 37000)["total"]
 
 
 @pytest.mark.parametrize(
@@ -682,7 +700,7 @@ def test_a_live_view_stepped_by_its_sliders_draws_what_a_fresh_render_draws(figu
     for name, value in steps_of(figure):
         setattr(figure, name, value)
         live = drawn_state(named(doc.select({"type": Plot})))
-        fresh = drawn_state(named(hv.render(plot) for plot in figure.plots()))
+        fresh = drawn_state(named(hv.render(plot) for plot in plots(figure)))
         assert live.keys() == fresh.keys() and live
         for key in fresh:
             assert live[key]["title"] == fresh[key]["title"], (name, value, key)

@@ -4,6 +4,7 @@ caption and plot title say four (issue 11: three were drawn at d_model = 16)."""
 import holoviews as hv
 import pytest
 
+from posviz.drawing import plots
 from posviz.figures import ClockHands
 from posviz.maths import encoding
 
@@ -45,12 +46,12 @@ def test_a_fraction_of_the_hands_turns_at_10000_to_minus_that_fraction(d_model):
 @pytest.mark.parametrize("d_model", [16, 32, 128, 1024])
 def test_figure_draws_as_many_hands_as_its_text_says(d_model):
     figure = ClockHands(d_model=d_model)
-    curves = figure.hand_curves().values()
-    marks = figure.pos_marks().values()[-1]
-    labels = [curve.label for curve in curves]
+    drawn = hv.renderer("bokeh").get_plot(plots(figure)[0]).state
+    curves = [r for r in drawn.renderers if (r.name or "").startswith("hand ")]
+    labels = [item.label.value for legend in drawn.legend for item in legend.items]
     assert len(curves) == len(set(labels)) == 4
-    assert len(marks) == 4
-    hands_plot = figure.plots()[0]
-    title = hv.renderer("bokeh").get_plot(hands_plot).state.title.text
-    assert f"{WORDS[len(curves)]} hands" in title
+    [marks] = [r for r in drawn.select({"name": "posviz-710-marks"})]
+    marks = [r for r in drawn.renderers if getattr(r, "data_source", None) is marks][0]
+    assert len(marks.data_source.data["value"]) == 4
+    assert f"{WORDS[len(curves)]} hands" in drawn.title.text
     assert f"{WORDS[len(curves)]} hands" in figure.caption

@@ -12,6 +12,7 @@ import panel
 import pytest
 
 from posviz import internals
+from posviz.figures.model import Slider
 
 SRC = Path(internals.__file__).resolve().parent
 
@@ -19,16 +20,16 @@ SRC = Path(internals.__file__).resolve().parent
 USED_IN = {
     "_debounce": ["compose/views.py:internals.set_server_debounce"],
     "open": ["compose/views.py:internals.send_frames_at_once()"],
-    "_validate_bounds": ["figures/base.py:FullBounds"],
-    "_process_events": ["figures/controls.py:def _process_events"],
-    "_process_property_change": ["figures/controls.py:self._process_property_change("],
-    "_validate": ["figures/controls.py:._validate(value)"],
+    "_validate_bounds": ["figures/model.py:FullBounds"],
+    "_process_events": ["drawing/controls.py:def _process_events"],
+    "_process_property_change": ["drawing/controls.py:self._process_property_change("],
+    "_validate": ["drawing/controls.py:._validate(value)"],
     "_link_docs_worker": ["runtime/documents.py:_link_docs_worker(doc"],
     "_convert_json_patch": ["runtime/documents.py:_convert_json_patch(patch)"],
-    "state": ["figures/base.py:plot.state."],
-    "handles": ["figures/base.py:plot.handles["],
-    "push": ["figures/base.py:plot.push()"],
-    "datatype": ["figures/base.py:Dataset.datatype", "figures/base.py:hv.Image.datatype"],
+    "state": ["drawing/__init__.py:plot.state."],
+    "handles": ["drawing/__init__.py:plot.handles["],
+    "push": ["drawing/__init__.py:plot.push()"],
+    "datatype": ["drawing/__init__.py:Dataset.datatype", "drawing/__init__.py:hv.Image.datatype"],
     # The worker's Python: wherever it lives in the package.
     "MockSessionContext": ["*:MockSessionContext(document="],
     "edit_readonly": ["*:with edit_readonly(state.location)"],
@@ -119,7 +120,7 @@ def test_full_bounds_still_overrides_params_bounds_check():
     import param
 
     class Box(param.Parameterized):
-        side = type("Side", (internals.FullBounds, param.Integer), {})(default=3, bounds=(1, 9))
+        side = Slider(default=3, bounds=(1, 9))
 
     with pytest.raises(ValueError, match=r"Its bounds are 1 to 9\.$"):
         Box(side=10)

@@ -5,7 +5,10 @@ import math
 import numpy as np
 import pytest
 
-from posviz.maths import budget, cost, encoding, reach
+from posviz.figures import attention_cost as cost
+from posviz.figures import parameter_budget as budget
+from posviz.figures import query_reach as reach
+from posviz.maths import encoding
 
 # --- 710: sinusoidal encoding -------------------------------------------------
 

@@ -201,7 +201,8 @@ def test_setting_a_parameter_from_python_updates_the_figures_data_in_the_kernel(
             notebook.run(f"fig.pos = {pos}")
         want = ClockHands(pos=pos if pos is not None else 31, d_model=256)
         got = read()
-        positions, values = want.marks()
+        marks = want.frame()["marks"]["data"]
+        positions, values = marks["position"], marks["value"]
         assert got["position"] == positions.tolist()
         np.testing.assert_allclose(got["value"], values, atol=1e-12)
 
@@ -221,7 +222,8 @@ def test_a_step_sends_the_page_only_what_changed_as_under_serve(notebook):
     event, buffers = changed[(marks, "data")]
     assert event["kind"] == "ColumnDataChanged" and set(event["cols"]) == {"position", "value"}
     data = dict(event["data"]["entries"])
-    positions, values = ClockHands(pos=31).marks()
+    marks = ClockHands(pos=31).frame()["marks"]["data"]
+    positions, values = marks["position"], marks["value"]
     assert column(data["position"], buffers).tolist() == positions.tolist()
     np.testing.assert_allclose(column(data["value"], buffers), values, atol=1e-12)
     for cell in ("fig.pos = 31", "fig.d_model = 256"):

@@ -19,9 +19,13 @@ import pytest
 from bokeh.models import Span
 
 from posviz import content
+from posviz.drawing import plots
 from posviz.figures import FIGURES, AttentionCost, ClockHands, ParameterBudget, QueryReach
+from posviz.figures import attention_cost as cost
+from posviz.figures import parameter_budget as budget
+from posviz.figures import query_reach as reach
 from posviz.figures.parameter_budget import PRESETS
-from posviz.maths import budget, cost, encoding, reach
+from posviz.maths import encoding
 
 CONTENT = Path(__file__).resolve().parents[1] / "content"
 QKV, AIAYN, PIXELS = "query-key-value", "attention-is-all-you-need", "attention-meets-pixels"
@@ -229,7 +233,7 @@ FINE_SIDES = np.arange(1.0, 256.01, 0.25)
 
 def crossings(k: int, m: int, sides=FINE_SIDES) -> list[float]:
     """Where the figure's window and axial curves change places (midpoints of sign changes)."""
-    found = AttentionCost(k=k, m=m).entries(sides)
+    found = cost.entries(sides, k, m)
     sign = np.sign(found["window"] - found["axial"])
     at = np.flatnonzero(sign)
     return [
@@ -247,7 +251,7 @@ def test_window_and_axial_tie():
     )
     assert cost.window_to_axial(int(k), int(m)) == 1
     sides = np.arange(1, 257)
-    found = AttentionCost(k=int(k), m=int(m)).entries(sides)
+    found = cost.entries(sides, int(k), int(m))
     tied = sides[found["window"] == found["axial"]]
     assert int(start) == max(int(k), int(m))
     assert tied[tied > 2].min() == int(start) and np.all(np.diff(tied[tied > 2]) == 1)
@@ -267,7 +271,7 @@ def test_curves_are_parallel_only_where_nothing_is_clipped():
     )
     sides = np.arange(1, 257, dtype=float)
     for k, m in [(7, 32), (16, 32), (32, 8), (3, 100), (20, 20)]:
-        found = AttentionCost(k=k, m=m).entries(sides)
+        found = cost.entries(sides, k, m)
         gap = np.log10(found["window"] / found["axial"])
         unclipped = sides >= max(k, m)
         assert gap[unclipped] == pytest.approx(math.log10(k * k / (2 * m)))
@@ -289,7 +293,7 @@ def test_curves_cross_at_k_squared_over_two():
     assert (int(k), int(m)) == (AttentionCost.param.k.default, AttentionCost.param.m.default)
     (found,) = [c for c in crossings(int(k), int(m)) if c > 2]
     assert abs(found - float(side)) <= 0.125 and float(side) == int(k) ** 2 / 2
-    near = AttentionCost(k=int(k), m=int(m)).entries([float(side) - 1, float(side) + 1])
+    near = cost.entries([float(side) - 1, float(side) + 1], int(k), int(m))
     below, above = near["window"] / near["axial"]
     assert below > 1 > above  # axial cheaper below the crossing, the window above it
     ck, cm, cside = stated(
@@ -301,7 +305,7 @@ def test_curves_cross_at_k_squared_over_two():
     assert "Between S = 2 and that point" in caption(7256) and "beyond it the window does" in (
         caption(7256)
     )
-    entries = AttentionCost(k=int(k), m=int(m)).entries(FINE_SIDES)
+    entries = cost.entries(FINE_SIDES, int(k), int(m))
     cheaper_axial = entries["axial"] < entries["window"]
     assert cheaper_axial[(FINE_SIDES > 2) & (FINE_SIDES < float(side))].all()
     assert not cheaper_axial[FINE_SIDES > float(side)].any()
@@ -320,7 +324,7 @@ def test_curves_cross_at_k_squared_over_two():
     tiny = np.linspace(1, int(most), 41)
     for kk in range(1, 33):
         for mm in (1, 2, 3, 32, 256):
-            e = AttentionCost(k=kk, m=mm).entries(tiny)
+            e = cost.entries(tiny, kk, mm)
             assert (e["window"] >= e["axial"]).any() == (kk >= int(two)), (kk, mm)
     checked(PIXELS, three, k, m, side, two, most)
     checked("7256", ck, cm, cside)
@@ -329,11 +333,11 @@ def test_curves_cross_at_k_squared_over_two():
 def test_the_lines_mark_where_window_and_span_are_clipped():
     """The caption and the page name the dotted line at S = k and the dashed one at S = m."""
     figure = AttentionCost(k=9, m=40)
-    plot = hv.renderer("bokeh").get_plot(figure.cost_plot())
+    plot = hv.renderer("bokeh").get_plot(plots(figure)[0])
     spans = {tuple(s.line_dash): s.location for s in plot.state.select({"type": Span})}
     # Bokeh's dash patterns: "dotted" is [2, 4], "dashed" is [6].
     assert spans == {(2, 4): 9, (6,): 40}
-    entries = figure.entries(np.arange(1, 257))
+    entries = cost.entries(np.arange(1, 257), 9, 40)
     sides = np.arange(1, 257)
     # Left of each line the curve is clipped: the window as global below k, the span below m.
     assert np.array_equal(entries["window"][sides < 9], (sides[sides < 9] ** 4).astype(float))
@@ -494,7 +498,7 @@ def test_two_side_by_side_layers_cost_twice_the_sequential_pair():
         lines = passes(side)
         one_pass = int(lines["row"].sum())
         assert one_pass == side**2 * side == int(lines["column"].sum())  # S²·m at m = S
-        layer = AttentionCost(k=1, m=side).entries([side])["axial"][0]  # the figure's count
+        layer = cost.entries([side], 1, side)["axial"][0]  # the figure's count
         assert layer == 2 * one_pass  # one layer: both passes, either arrangement
         sequential = int(lines["row"].sum() + lines["column"].sum())
         assert 2 * layer == 4 * side**3 == 2 * sequential
@@ -780,12 +784,13 @@ def test_caption_710_numbers_and_hand_count():
     assert fmt(2 * math.pi / encoding.frequencies(128)[0], 2) == "6.28"
     assert "four hands i (the sine dimensions 2i)" in text
     # The legend names hands as the prose does: hand i, not dim 2i.
-    figure = ClockHands()
-    assert figure.hand_labels()[0].startswith("hand 0: period 6.3")
-    assert [label.split(":")[0] for label in figure.hand_labels()] == [
-        f"hand {i}" for i, _ in figure.hands()
+    frame = ClockHands().frame()
+    labels = [frame[f"hand{n}:label"]["label"] for n in range(4)]
+    assert "hand4:label" not in frame
+    assert labels[0].startswith("hand 0: period 6.3")
+    assert [label.split(":")[0] for label in labels] == [
+        f"hand {i}" for i in encoding.hand_indices(128)
     ]
-    assert len(figure.hands()) == 4
     checked("710", "1", "6.28", "0", "2")
 
 

@@ -8,7 +8,7 @@ import pytest
 from bokeh.document import Document
 
 from posviz.build import frames as build_frames
-from posviz.compose.layout import deep_link
+from posviz.drawing.layout import deep_link
 from posviz.figures import FIGURES
 from posviz.runtime import compute
 from tests.support.imports import imported
@@ -39,11 +39,10 @@ def request(cls, values):
     """What posviz-frames.js sends for ``values`` (built from the page's own settings)."""
     figure = cls()
     return {
-        "module": cls.frame_of.__module__,
-        "sliders": build_frames.sliders_of(figure),
+        "module": cls.__module__,
+        "figure": cls.figure_id,
         "values": values,
         "link": deep_link(figure).split('href="', 1)[1].split("?", 1)[0],
-        "title": cls.title,
     }
 
 
@@ -66,16 +65,6 @@ def decoded(columns, blob, value):
 def test_a_computed_frame_is_the_figures_frame_and_its_texts_are_panels(figure_id):
     cls = FIGURES[figure_id]
     figure = cls()
-    module = cls.frame_of.__module__
-    if not module.startswith("posviz.frames."):
-        # Not for this tier: it refuses the figure, by name, and Panel answers.
-        text, _ = compute.answer(json.dumps(request(cls, figure.values())))
-        assert json.loads(text) == {"refused": f"{module} is not a frame module"}
-        pytest.skip(
-            f"{cls.__name__} (figure {figure_id}) keeps its frame in {module}, so the "
-            "numpy tier refuses it and Panel answers (CONTRIBUTING.md: move it to "
-            "src/posviz/frames/ with readout, describe and table for the numpy tier)"
-        )
     doc = Document()
     doc.add_root(pn.panel(figure).get_root(doc))
     models = build_frames.text_models(figure, doc)
@@ -104,26 +93,45 @@ def test_a_computed_frame_is_the_figures_frame_and_its_texts_are_panels(figure_i
                         )
 
 
-def test_a_state_outside_the_sliders_is_refused_not_drawn():
+@pytest.mark.parametrize(
+    "change,why",
+    [
+        (
+            {"side": 8, "row": 12},
+            "QueryReach: row 12 is outside a 8×8 image; its bounds are 0 to 7.",
+        ),
+        ({"side": 65}, "Its bounds are 8 to 64."),
+        ({"scheme": "diagonal"}, "does not accept 'diagonal'"),
+        ({"side": 16.5}, "side = 16.5 is not a whole number"),
+        ({"side": True}, "side = True is not a whole number"),
+        ({"colour": 1}, "figure 4121 takes the values"),
+    ],
+)
+def test_a_state_the_figure_refuses_is_refused_by_the_tier_saying_why(change, why):
     cls = FIGURES[4121]
-    values = {**cls().values(), "side": 8, "row": 12}  # row 12 of an 8×8 image
-    text, blob = compute.answer(json.dumps(request(cls, values)))
-    assert json.loads(text) == {"refused": "row = 12 is outside 0..7"}
+    text, blob = compute.answer(json.dumps(request(cls, {**cls().values(), **change})))
+    assert why in json.loads(text)["refused"]
     assert blob == b""
-    wrong = {**request(cls, cls().values()), "module": "os"}
-    assert "not a frame module" in json.loads(compute.answer(json.dumps(wrong))[0])["refused"]
 
 
-def test_the_numpy_tier_imports_no_panel_holoviews_bokeh_or_param():
+def test_the_tier_answers_only_for_a_figure_module_and_its_figure():
+    cls = FIGURES[4121]
+    for module, figure in [("os", 4121), ("posviz.figures.model", 4121), (cls.__module__, 96)]:
+        asked = {**request(cls, cls().values()), "module": module, "figure": figure}
+        refused = json.loads(compute.answer(json.dumps(asked))[0])["refused"]
+        assert module in refused
+
+
+@pytest.mark.parametrize("figure_id", sorted(FIGURES))
+def test_the_numpy_tier_answers_with_numpy_and_param_only(figure_id):
+    cls = FIGURES[figure_id]
     code = (
         "import json\n"
         "from posviz.runtime import compute\n"
-        "sliders = [{'name': 'pos', 'kind': 'slider', 'bounds': [0, 100], 'label': 'pos'},"
-        " {'name': 'd_model', 'kind': 'slider', 'bounds': [16, 1024], 'label': 'd_model'}]\n"
-        "text, _ = compute.answer(json.dumps({'module': 'posviz.frames.clock_hands',"
-        " 'sliders': sliders, 'values': {'pos': 3, 'd_model': 64}, 'link': 'figure-710',"
-        " 'title': 't'}))\n"
-        "assert json.loads(text)['text']['readout']\n"
+        f"asked = {{'module': {cls.__module__!r}, 'figure': {figure_id},"
+        f" 'values': {cls().values()!r}, 'link': 'figure-{figure_id}'}}\n"
+        "text, _ = compute.answer(json.dumps(asked))\n"
+        "assert json.loads(text)['text']['readout'], text\n"
     )
-    modules = ("panel", "holoviews", "bokeh", "param", "pandas", "yaml")
+    modules = ("panel", "holoviews", "bokeh", "pandas", "yaml")
     assert imported(code, modules)[0] == []

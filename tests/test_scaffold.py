@@ -12,8 +12,9 @@ import pytest
 import posviz.figures
 from posviz import content, scaffold
 from posviz.cli import main
+from posviz.drawing import plots
 from posviz.figures import FIGURES, figure_ids
-from posviz.figures.base import CAPTION_MIN_CHARS, Figure
+from posviz.figures.model import CAPTION_MIN_CHARS, Figure
 
 CONTENT = Path(__file__).resolve().parents[1] / "content"
 FREE_ID = max(figure_ids()) + 1
@@ -114,7 +115,7 @@ def test_a_new_figure_module_is_the_template_with_its_name_id_and_title(tmp_path
     assert (cls.figure_id, cls.title) == (FREE_ID, "Slope lines")
     assert len(cls.caption) >= CAPTION_MIN_CHARS
     figure = cls()
-    assert figure.plots() and figure.readout() and figure.sliders()
+    assert plots(figure) and figure.readout() and figure.sliders()
 
 
 def test_a_new_figure_module_passes_lint_as_written(tmp_path):
@@ -155,7 +156,7 @@ def test_a_new_figure_refuses_the_real_figures_file_and_class(capsys):
     assert "exists already" in refused(capsys, "figure", cls.__name__, "--id", str(FREE_ID))
 
 
-@pytest.mark.parametrize("name,why", [("slope", "is not a class name"), ("Base", "is taken by")])
+@pytest.mark.parametrize("name,why", [("slope", "is not a class name"), ("Model", "is taken by")])
 def test_a_new_figure_refuses_a_bad_name(tmp_path, name, why):
     with pytest.raises(scaffold.ScaffoldError, match=why):
         scaffold.new_figure(name, FREE_ID, folder=tmp_path)

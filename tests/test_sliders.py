@@ -1,7 +1,7 @@
 """Every slider a reader sees does something; the ones that would not are hidden.
 
 A figure names, in ``used_when``, the sliders that only some of its choices
-use (4121's block sizes). ``posviz.figures.controls.idle`` says which are idle
+use (4121's block sizes). ``posviz.drawing.controls.idle`` says which are idle
 at the current values; the layout hides exactly those, keeps the others in
 declaration order (the Tab order), and a hidden slider keeps its value and its
 place in the deep link.
@@ -11,9 +11,9 @@ import panel as pn
 import param
 import pytest
 
+from posviz.drawing.controls import idle
 from posviz.figures import FIGURES, QueryReach
-from posviz.figures.controls import idle
-from posviz.maths import reach
+from posviz.figures import query_reach as reach
 from tests.support.compose import FakeLocation, live_figures, view
 
 
@@ -40,7 +40,7 @@ def seen(figure) -> tuple:
     """What a reader sees of the figure, apart from the slider values themselves."""
     found = (figure.describe(), figure.table())
     if isinstance(figure, QueryReach):
-        found += tuple(figure.cells(layers)[0].tobytes() for layers in (1, 2))
+        found += tuple(figure.frame()[f"cells{n}"]["data"]["image"][0].tobytes() for n in (1, 2))
     return found
 
 

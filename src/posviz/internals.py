@@ -56,7 +56,7 @@ def send_frames_at_once() -> None:
 PYODIDE_WORKER = ("panel.io.pyodide", ("_link_docs_worker", "_convert_json_patch"))
 
 # Param checks a Number's bounds in ``_validate_bounds``; overriding it is the
-# only way to add the allowed range to its error. Used by figures/base.py.
+# only way to add the allowed range to its error. Used by figures/model.py (FullBounds).
 PARAM_VALIDATE_BOUNDS = ("param", "Number", "_validate_bounds")
 
 # A value the browser sends is applied by ``Syncable._process_events``, which
@@ -64,7 +64,7 @@ PARAM_VALIDATE_BOUNDS = ("param", "Number", "_validate_bounds")
 # group indexes its options) and sets the widget, whose pn.Param link sets the
 # figure. A failure anywhere there is logged as a traceback and leaves the
 # browser showing the refused value; Panel has no hook between "the browser
-# sent" and "the widget changed". figures/controls.py (SnapBack) overrides
+# sent" and "the widget changed". drawing/controls.py (SnapBack) overrides
 # _process_events to check first, with the parameter's own ``_validate``, and
 # send the figure's value back instead.
 SNAP_BACK = [
@@ -77,12 +77,12 @@ SNAP_BACK = [
 # Not private by name, but no documented API either: what a HoloViews hook is
 # given is the plot object, and posviz reads its Bokeh model (``plot.state``),
 # its named Bokeh parts (``plot.handles``), and sends a change made there to
-# the browser (``plot.push``). Used by figures/base.py (name_plot and the hooks).
+# the browser (``plot.push``). Used by drawing/__init__.py (the hooks and the steps).
 HOLOVIEWS_PLOT = ("holoviews.plotting.bokeh.plot", "BokehPlot", ("state", "push", "handles"))
 
 # Which data interfaces HoloViews tries, in order, is the class attribute
 # ``datatype``; setting it is the only way to skip the pandas probe. Used by
-# figures/base.py (numpy_only).
+# drawing/__init__.py (numpy_only).
 DATATYPES = [
     ("holoviews.core.data", "Dataset", "datatype"),
     ("holoviews.element.raster", "Image", "datatype"),
@@ -120,17 +120,6 @@ def restart_model_ids() -> None:
 # (compose/devloop.py), so a page written while the server runs is served with no
 # restart. Checked by tests/test_serve_dev.py, which serves such a page.
 APP_PATH_PATTERN = ("bokeh.server.tornado", "BokehTornado", "__init__")
-
-
-class FullBounds:
-    """Mixin for a ``param.Number``: say the whole allowed range when a value falls outside it."""
-
-    def _validate_bounds(self, val, bounds, inclusive_bounds):
-        try:
-            super()._validate_bounds(val, bounds, inclusive_bounds)
-        except ValueError as error:
-            low, high = bounds
-            raise ValueError(f"{error} Its bounds are {low} to {high}.") from None
 
 
 # --- JavaScript (build/loader.js; the benchmarks wait on the same) ------------------------

@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from posviz.maths import cost
+from posviz.drawing import plots
+from posviz.figures import attention_cost as cost
 from tests.oracles import rendered_sources, spans
 
 # The size each plot is designed at (layout test): width is a cap, height is kept.
@@ -13,7 +14,7 @@ def drawn_and_expected(figure, values: dict):
     """The three cost curves (log10), the lines at S = k and S = m, and the readout's ratio."""
     drawn, expected = {}, {}
     k, m = values["k"], values["m"]
-    for source, scheme in zip(rendered_sources(figure.plots()[0]), cost.SCHEMES, strict=True):
+    for source, scheme in zip(rendered_sources(plots(figure)[0]), cost.SCHEMES, strict=True):
         sides = np.asarray(source["image side S (pixels)"])
         drawn[scheme] = source["log10 entries per layer"]
         expected[scheme] = np.log10(
@@ -24,6 +25,6 @@ def drawn_and_expected(figure, values: dict):
             }[scheme]
         )
     # The dotted line at S = k, the dashed one at S = m (where window and span stop clipping).
-    drawn["lines"], expected["lines"] = sorted(spans(figure.plots()[0])), sorted([k, m])
+    drawn["lines"], expected["lines"] = sorted(spans(plots(figure)[0])), sorted([k, m])
     assert f"= **{k * k / (2 * m):.2f}**" in figure.readout()
     return drawn, expected

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from posviz.drawing import plots
 from posviz.maths import encoding
 from tests.oracles import rendered_sources, spans
 
@@ -15,15 +16,15 @@ def drawn_and_expected(figure, values: dict):
     pos, d = values["pos"], values["d_model"]
     omegas = 10000.0 ** (-2.0 * np.arange(d // 2) / d)
     hands = encoding.hand_indices(d)
-    curves = rendered_sources(figure.plots()[0])
+    curves = rendered_sources(plots(figure)[0])
     for n, i in enumerate(hands):
         drawn[f"hand {i}"] = curves[n]["value"]
         expected[f"hand {i}"] = np.sin(curves[n]["position"] * omegas[i])
     drawn["marks at"], expected["marks at"] = curves[-1]["position"], np.full(len(hands), pos)
     drawn["marks"] = curves[-1]["value"]
     expected["marks"] = np.sin(pos * omegas[hands])
-    drawn["pos line"], expected["pos line"] = spans(figure.plots()[0]), [pos]
-    rows, closed = rendered_sources(figure.plots()[1])
+    drawn["pos line"], expected["pos line"] = spans(plots(figure)[0]), [pos]
+    rows, closed = rendered_sources(plots(figure)[1])
     ks = rows["offset k"]
     # PE(p)·PE(p+k) = Σ sin(pω)sin((p+k)ω) + cos(pω)cos((p+k)ω) = Σ cos(kω).
     by_rows = (

@@ -1,6 +1,7 @@
 """Figure 4121: the grids are the reach of ``posviz.maths.reach``, the query darkest."""
 
-from posviz.maths import reach
+from posviz.drawing import plots
+from posviz.figures import query_reach as reach
 from tests.oracles import rendered_sources
 
 # The size each plot is designed at (layout test); its cells are square, so its shape is kept.
@@ -15,7 +16,7 @@ def drawn_and_expected(figure, values: dict):
         **{name: values[name] for name in reach.Geometry.__dataclass_fields__ if name in values}
     )
     where = (values["row"], values["col"])
-    for layers, plot in zip((1, 2), figure.plots(), strict=True):
+    for layers, plot in zip((1, 2), plots(figure), strict=True):
         grid = reach.reach(values["side"], *where, values["scheme"], layers, geometry)
         grid = grid.astype(float)
         grid[where] = 2

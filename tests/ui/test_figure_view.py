@@ -5,6 +5,7 @@ import holoviews as hv
 import pytest
 
 from posviz import content
+from posviz.drawing import plots
 from posviz.figures import FIGURES
 from tests.support.pages import FINGERPRINT_JS, press_on_slider
 
@@ -21,7 +22,7 @@ ANY_CHANGED_JS = f"""([names, before]) => {{
 
 
 def plot_names(cls) -> list[str]:
-    return [hv.render(plot).name for plot in cls().plots()]
+    return [hv.render(plot).name for plot in plots(cls())]
 
 
 @pytest.mark.parametrize("figure_id", list(FIGURES))

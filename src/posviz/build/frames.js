@@ -240,7 +240,7 @@
     figure.asked = keyOf(figure, values);
     api.asked[figure.id] = (api.asked[figure.id] || 0) + 1;
     worker.postMessage({type: "compute", figure: figure.id, request: {
-      module: files.module, sliders: files.sliders, values, link: files.link, title: files.title}});
+      module: files.module, figure: figure.id, values, link: files.link}});
   }
 
   // The values with each implied slider (a preset) as the others imply it: the

@@ -21,8 +21,9 @@ import panel as pn
 import param
 from bokeh.document import Document
 
-from posviz.compose.layout import numbers_html
 from posviz.compose.routes import figure_route, href
+from posviz.drawing import model_name
+from posviz.drawing.layout import numbers_html
 from posviz.frames.pool import Pool
 
 FRAME_DIR = "frames/"
@@ -158,12 +159,7 @@ def figure_frames(cls) -> tuple[dict, bytes]:
         if encoded not in by_part:
             by_part[encoded] = len(parts)
             parts.append(json.loads(encoded))
-        bounds = {
-            name: list(figure.param[name].bounds)
-            for name in figure.sliders()
-            if getattr(figure.param[name], "bounds", None)
-            and list(figure.param[name].bounds) != list(cls.param[name].bounds)
-        }
+        bounds = figure.moved_bounds()
         index[key] = len(frames)
         frames.append(
             {
@@ -180,7 +176,7 @@ def figure_frames(cls) -> tuple[dict, bytes]:
     return (
         {
             "figure": cls.figure_id,
-            "prefix": opening.model_name(""),
+            "prefix": model_name(opening, ""),
             "sliders": sliders_of(opening),
             "opening": key_of(opening, opening.values()),
             "states": index,
@@ -244,10 +240,10 @@ def page_config(route, listed: dict) -> str:
             figure = FIGURES[fid]()
             config["figures"][str(fid)] = {
                 **listed[str(fid)],
-                "prefix": figure.model_name(""),
+                "prefix": model_name(figure, ""),
                 "sliders": sliders_of(figure),
                 # What the worker's numpy tier needs to compute a frame (runtime/compute.py).
-                "module": FIGURES[fid].frame_of.__module__,
+                "module": FIGURES[fid].__module__,
                 "link": href(figure_route(fid)),
                 "title": FIGURES[fid].title,
             }

@@ -5,5 +5,5 @@ route's dashboard, ``routes`` names the routes, ``links`` keeps slider values
 in the URL, ``entries`` writes the scripts that ``panel serve`` and
 ``panel convert`` run, and ``hosts`` is the Host check of ``posviz serve``.
 Route names and URLs live in the leaf ``posviz.urls``, stylesheets in
-``posviz.styles`` and a figure's own layout in ``posviz.figures.layout``.
+``posviz.styles`` and a figure's own layout in ``posviz.drawing.layout``.
 """

@@ -23,10 +23,10 @@ Three parts, one per process, agreeing through one file:
 A route's digest has three parts. ``text``: the content its view reads, as
 loaded (a page: itself and the pages it builds on; a figure: the pages that
 show it; a listing: everything). ``code``: the package's files, but of the
-figure modules (and their frame modules) only the ones the route shows (home
-and tag pages name every figure). ``view``: that code less the frames and
-maths, which shape only what the figures draw. So an edit reaches only the
-routes that read the changed file, and a frame's edit redraws the figures alone.
+figure modules only the ones the route shows (home and tag pages name every
+figure). ``view``: that code less the maths, which shape only what the
+figures draw. So an edit reaches only the routes that read the changed file,
+and a maths edit redraws the figures alone.
 
 Routes come and go without a restart: besides ``home`` and ``gallery``, one
 entry script serves every ``topic-``, ``page-``, ``tag-`` and ``figure-`` route
@@ -53,8 +53,8 @@ CODE_SUFFIXES = {".py", ".css", ".js", ".html", ".yaml", ".json"}
 ANY_ROUTE = r"(?:topic|page|tag|figure)-[a-z0-9]+(?:-[a-z0-9]+)*"
 POLL_S = 0.025
 # Code that shapes only what the figures draw, never the text around them (the
-# frames and the maths under them): its edit needs no new text.
-DRAWN_ONLY = {"frames", "maths"}
+# maths under them): its edit needs no new text.
+DRAWN_ONLY = {"maths"}
 # The page's own script asks for one half of it: "text" (its figures left undrawn)
 # or "figures" (no text drawn).
 ONLY_HEADER = "X-Posviz-Dev"
@@ -109,7 +109,7 @@ def code_snapshot() -> dict[Path, str]:
 
 
 def figure_files() -> dict[int, list[Path]]:
-    """Each figure id → its own files: its module and its frame module of the same name.
+    """Each figure id → its own files: its module (model, frame, texts and drawing).
 
     Read from the source (no import: a module may be stale or broken).
     """
@@ -117,9 +117,8 @@ def figure_files() -> dict[int, list[Path]]:
 
     found = {}
     for _, path in figures._figure_modules():
-        frame = PACKAGE / "frames" / path.name
         for figure_id in figures._declared_ids(path):
-            found[figure_id] = [path, *([frame] if frame.is_file() else [])]
+            found[figure_id] = [path]
     return found
 
 

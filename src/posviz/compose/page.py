@@ -26,7 +26,7 @@ import param
 from markupsafe import Markup
 
 from posviz.compose import routes
-from posviz.figures import layout
+from posviz.drawing import layout
 
 STYLESHEET = "posviz-static/site.css"  # relative: the same under serve and in the export
 SEARCH_SCRIPT = "posviz-static/search.js"  # only the export has the index it queries
@@ -101,10 +101,8 @@ def legend_labels(figure) -> list[str]:
     """The labels of the plotted elements at the current values, as the legends show them."""
     import holoviews as hv
 
-    labels = []
-    for plot in figure.plots():
-        element = plot[()] if isinstance(plot, hv.DynamicMap) else plot
-        labels += element.traverse(lambda e: e.label, [hv.Element])
+    specs = figure.draw(hv, figure.frame())
+    labels = [element.label for spec in specs for element in spec.elements.values()]
     return list(dict.fromkeys(label for label in labels if label))
 
 
@@ -140,7 +138,8 @@ def split(
     Without ``islands`` (``posviz serve --dev`` fetching a page's text alone) a
     figure's root is left empty: its plots are not drawn.
     """
-    from posviz.figures.base import Figure
+    from posviz.drawing.layout import island_room
+    from posviz.figures.model import Figure
 
     parts, crumbs = [], Markup("")
     objects = dashboard.objects if isinstance(dashboard, pn.Column) else [dashboard]
@@ -170,7 +169,7 @@ def split(
                     html=Markup("").join(texts),
                     figure=info,
                     figure_id=figure.figure_id,
-                    island_height=figure.island_height,
+                    island_height=island_room(figure),
                 )
             )
         else:

@@ -333,7 +333,7 @@ def servable(name: str, dev: dict | None = None):
     pn.extension(design="native", notifications=False)
     internals.set_server_debounce(SERVER_DEBOUNCE_MS)
     if routing.exported():
-        from posviz.figures.base import numpy_only
+        from posviz.drawing import numpy_only
 
         numpy_only()  # the export's process is all posviz; keeps pandas out of the browser
     else:

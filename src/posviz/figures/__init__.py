@@ -1,7 +1,9 @@
 """The live figures: one module per figure, found by looking rather than by a list.
 
 Adding a figure is adding one module to this package that defines a
-:class:`~posviz.figures.base.Figure` subclass with a ``figure_id``.
+:class:`~posviz.figures.model.Figure` subclass with a ``figure_id``. Every
+module here imports numpy and param only (``lint-imports`` holds it): the
+drawing is ``posviz.drawing``'s.
 
 * ``FIGURES`` (id → class, by id) imports every module of the package and
   collects the concrete ``Figure`` subclasses, as HoloViz's examples do with
@@ -19,7 +21,7 @@ from importlib import import_module
 from pathlib import Path
 
 # Modules of this package that hold no figure.
-NOT_FIGURES = frozenset({"base", "controls", "layout"})
+NOT_FIGURES = frozenset({"model"})
 
 
 def _figure_modules() -> list[tuple[str, Path]]:
@@ -67,7 +69,7 @@ def discover() -> dict:
     """
     import param
 
-    from posviz.figures.base import Figure
+    from posviz.figures.model import Figure
 
     modules = {name: import_module(name) for name, _ in _figure_modules()}
     found: dict = {}
@@ -88,7 +90,7 @@ def discover() -> dict:
 
 def __getattr__(name):
     if name in NOT_FIGURES or name.startswith("_"):
-        # A submodule not imported yet (``from posviz.figures import layout``): let the
+        # A submodule not imported yet (``from posviz.figures import model``): let the
         # import system load it, without importing every figure first.
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     if name == "FIGURES":
@@ -96,7 +98,7 @@ def __getattr__(name):
         globals()["FIGURES"] = figures
         return figures
     if name == "Figure":
-        from posviz.figures.base import Figure
+        from posviz.figures.model import Figure
 
         return Figure
     figures = globals().get("FIGURES") or __getattr__("FIGURES")

@@ -1,24 +1,55 @@
-"""Figure 7256 — What one attention layer costs on an image."""
+"""Figure 7256 — What one attention layer costs on an image.
 
-import holoviews as hv
+Entries of one layer's attention matrix on an S×S image. Global attention:
+every pixel attends every pixel, (S²)² = S⁴. A k×k window: S² queries × k²
+keys. One axial layer is a row pass and a column pass, each query attending
+a span of m pixels along its row and m along its column: 2·S²·m, whether the
+passes run side by side (the criss-cross layer of CCNet) or one after the
+other (Axial-DeepLab). Window and span cannot exceed the image: k and m are
+clipped to S.
+"""
+
 import numpy as np
-import param
 
-from posviz.figures.base import PALETTE, QUIET, Figure, Slider
-from posviz.frames import attention_cost as frames
-from posviz.frames.attention_cost import LABELS, SIDES, Y
-from posviz.maths import cost
+from posviz.figures.model import PALETTE, Figure, Plot, Slider
 
-COLOURS = dict(zip(cost.SCHEMES, PALETTE, strict=False))
+SCHEMES = ("global", "window", "axial")
+LABELS = {"global": "global  S⁴", "window": "k×k window  S²·k²", "axial": "axial  2·S²·m"}
+SIDES = np.unique(np.round(np.geomspace(1, 256, 200)))
+Y = "log10 entries per layer"
+
+
+def entries(sides, k: int, m: int) -> dict[str, np.ndarray]:
+    """Attention-matrix entries per layer of each scheme, for each image side in ``sides``."""
+    sides = np.asarray(sides, dtype=float)
+    pixels = sides**2
+    return {
+        "global": pixels**2,
+        "window": pixels * np.minimum(k, sides) ** 2,
+        "axial": 2 * pixels * np.minimum(m, sides),
+    }
+
+
+def window_to_axial(k: int, m: int) -> float:
+    """Cost ratio window / axial where neither is clipped: k² / (2m)."""
+    return k * k / (2 * m)
+
+
+def crossing(k: int, m: int) -> float | None:
+    """The image side above 2 where the window and axial curves change places, if any.
+
+    Below S = m the span is clipped and axial costs 2·S³, against the window's
+    S²·k² once S ≥ k: they meet at S = k²/2, a crossing when that lies between
+    k and m (k ≥ 3 and k² < 2m). Past max(k, m) their ratio is the constant k²/(2m).
+    """
+    side = k * k / 2
+    return side if k >= 3 and side < m else None
 
 
 class AttentionCost(Figure):
     """Entries of one attention layer against image side, for global, window and axial."""
 
     figure_id = 7256
-
-    island_height = (492, 646)  # drawn: wide, narrow (the least over widths)
-    watched_plot, stepped_slider = "cost", "k"  # what the benchmarks step
     title = "What one attention layer costs on an image"
     caption = (
         "Start at the defaults, k = 7 and m = 32, and find where the two lower curves cross: at"
@@ -45,57 +76,91 @@ class AttentionCost(Figure):
         doc="Pixels one axial pass attends along its axis.",
     )
 
-    frame_of = staticmethod(frames.frame)
+    def frame(self):
+        """The three curves, the lines at S = k and S = m, and the title."""
+        result = {
+            scheme: {"data": {Y: np.log10(values)}}
+            for scheme, values in entries(SIDES, self.k, self.m).items()
+        }
+        result["tie"] = {"location": self.k}
+        result["span"] = {"location": self.m}
+        result["cost"] = {"title.text": f"k = {self.k}, m = {self.m}"}
+        return result
 
-    def entries(self, sides) -> dict[str, np.ndarray]:
-        """Entries per layer of each scheme at each image side in ``sides``."""
-        return cost.entries(sides, self.k, self.m)
-
-    def plot_title(self) -> str:
-        """The plot's title at the current sliders."""
-        return frames.plot_title(self.k, self.m)
-
-    @param.depends()
-    def cost_plot(self):
-        """The three cost curves, log10, with a dotted line at S = k and a dashed one at S = m.
-
-        Drawn once: a k or m step changes only the curves' y values, the
-        two lines and the title (the ranges are fixed), the figure's frame
-        (``posviz.frames.attention_cost``).
-        """
-        curves = [
-            hv.Curve(
-                (SIDES, np.log10(values)),
-                "image side S (pixels)",
-                Y,
-                label=LABELS[scheme],
-            ).opts(
-                color=COLOURS[scheme],
-                line_width=3 if scheme != "global" else 2,
-                hooks=[self.names_data(scheme)],
-                **QUIET,
+    def draw(self, hv, frame):
+        """The three cost curves, log10, with a dotted line at S = k and a dashed one at S = m."""
+        curves = {
+            scheme: hv.Curve(
+                (SIDES, frame[scheme]["data"][Y]), "image side S (pixels)", Y, label=LABELS[scheme]
+            ).opts(color=colour, line_width=2 if scheme == "global" else 3)
+            for scheme, colour in zip(SCHEMES, PALETTE, strict=False)
+        }
+        lines = {
+            "tie": hv.VLine(self.k).opts(color="#999999", line_dash="dotted"),
+            "span": hv.VLine(self.m).opts(color="#999999", line_dash="dashed"),
+        }
+        return [
+            Plot(
+                "cost",
+                {**curves, **lines},
+                width=620,
+                height=320,
+                legend_position="top_left",
+                show_grid=True,
+                ylim=(0, 10),
+                xlim=(1, 256),
+                logx=True,
             )
-            for scheme, values in self.entries(SIDES).items()
         ]
-        tie = hv.VLine(self.k).opts(
-            color="#999999", line_dash="dotted", hooks=[self.names_data("tie")]
+
+    def readout(self):
+        """k, m, the window/axial ratio, where the curves cross, and what is clipped where."""
+        k, m = self.k, self.m
+        ratio = window_to_axial(k, m)
+        verdict = (
+            "they tie"
+            if ratio == 1
+            else "the window is cheaper"
+            if ratio < 1
+            else "axial is cheaper"
         )
-        span = hv.VLine(self.m).opts(
-            color="#999999", line_dash="dashed", hooks=[self.names_data("span")]
+        cross = crossing(k, m)
+        where = (
+            f"the curves cross at S = k²/2 = **{cross:g}**, axial cheaper below it"
+            if cross is not None
+            else "the curves do not cross above S = 2"
         )
-        return hv.Overlay([*curves, tie, span]).opts(
-            toolbar=None,
-            width=620,
-            height=320,
-            legend_position="top_left",
-            show_grid=True,
-            ylim=(0, 10),
-            xlim=(1, 256),
-            logx=True,
-            title=self.plot_title(),
-            hooks=[self.names_plot("cost")],
+        clipped = [
+            f"the {what} is clipped to S for S < {n}"
+            for what, n in (("window", k), ("span", m))
+            if n > 1
+        ]
+        return (
+            f"k = **{k}**, m = **{m}** · window / axial = k²/(2m) = "
+            f"{k**2}/{2 * m} = **{ratio:.2f}**: {verdict} "
+            f"(on images large enough for neither to be clipped) · {where}.  \n"
+            f"The dotted line marks S = k and the dashed line S = m; "
+            f"{'; '.join(clipped) or 'nothing is clipped'}."
         )
 
-    def plots(self):
-        """The cost plot."""
-        return [hv.DynamicMap(self.cost_plot)]
+    def describe(self):
+        """The three costs at S = 64."""
+        at = entries(np.array([64]), self.k, self.m)
+        return (
+            "Log-scale curves of attention entries per layer against image side; at S = 64 "
+            + ", ".join(f"{LABELS[s]} {float(v[0]):.3g}" for s, v in at.items())
+            + "."
+        )
+
+    def table(self):
+        """Entries per layer at a few image sides."""
+        sides = np.array([8, 16, 32, 64, 128, 256])
+        found = entries(sides, self.k, self.m)
+        return (
+            f"Attention entries per layer, k = {self.k}, m = {self.m}",
+            ["image side S", *[LABELS[s] for s in found]],
+            [
+                (int(side), *[f"{float(v[n]):.4g}" for v in found.values()])
+                for n, side in enumerate(sides)
+            ],
+        )

@@ -1,43 +1,96 @@
-"""Figure 96 — Where the parameters go."""
+"""Figure 96 — Where the parameters go.
 
+The original post-LN encoder-decoder Transformer (Vaswani et al., 2017),
+counted from its definitions: every attention block has four d×d projections
+(queries, keys, values, output). The paper writes them as plain matrices
+(§3.2.2); like PyTorch's ``nn.Transformer`` and fairseq (the authors'
+tensor2tensor has none), this count gives each a bias as well. Every
+feed-forward block has two linear layers with biases; a LayerNorm (gain and
+bias) follows every sub-layer; one vocab×d embedding is shared by the encoder
+input, the decoder input and the pre-softmax projection and counted once;
+sinusoidal positions have no parameters. With d_k = d_model / h the count
+does not depend on h.
+"""
+
+import json
 from importlib import resources
 
-import holoviews as hv
-import panel as pn
+import numpy as np
 import param
-import yaml
 
-from posviz.figures.base import INK, PALETTE, QUIET, Figure, Slider
-from posviz.frames import parameter_budget as frames
-from posviz.frames.parameter_budget import PAD, SIZES
-from posviz.maths import budget
+from posviz.figures.model import INK, PALETTE, Figure, Plot, Slider
 
-CUSTOM = "custom"
-
-
-def load_presets() -> dict[str, dict[str, int]]:
-    """Model sizes named in the paper, from ``posviz/data/model_presets.yaml``."""
-    text = resources.files("posviz").joinpath("data/model_presets.yaml").read_text("utf-8")
-    return yaml.safe_load(text)
-
-
-PRESETS = load_presets()
-ROLE_COLOURS = dict(
-    zip(
-        budget.ROLES,
-        (PALETTE[5], PALETTE[0], PALETTE[1], PALETTE[0], PALETTE[4], PALETTE[1], PALETTE[2]),
-        strict=True,
-    )
+ROLES = (
+    "embedding",
+    "encoder self-attention",
+    "encoder feed-forward",
+    "decoder self-attention",
+    "decoder cross-attention",
+    "decoder feed-forward",
+    "layer norm",
 )
+COLOURS = (PALETTE[5], PALETTE[0], PALETTE[1], PALETTE[0], PALETTE[4], PALETTE[1], PALETTE[2])
+ENCODER_SUBLAYERS = 2  # self-attention, feed-forward
+DECODER_SUBLAYERS = 3  # self-attention, cross-attention, feed-forward
+SIZES = ("d_model", "d_ff", "n_layers", "vocab_size")
+# Room past the longest bar for its label, as a share of the span between the shortest and longest.
+PAD = 0.22
+CUSTOM = "custom"
+# Model sizes named in the paper (posviz/data/model_presets.json says where each comes from).
+PRESETS = json.loads(
+    resources.files("posviz").joinpath("data/model_presets.json").read_text("utf-8")
+)["presets"]
+
+
+def attention_block(d_model: int) -> int:
+    """Four d×d projections, each with a bias of d."""
+    return 4 * (d_model * d_model + d_model)
+
+
+def feed_forward_block(d_model: int, d_ff: int) -> int:
+    """Linear d→d_ff and d_ff→d, each with its bias."""
+    return (d_model * d_ff + d_ff) + (d_ff * d_model + d_model)
+
+
+def layer_norm(d_model: int) -> int:
+    """A gain and a bias per feature."""
+    return 2 * d_model
+
+
+def parameter_counts(d_model: int, d_ff: int, n_layers: int, vocab_size: int) -> dict[str, int]:
+    """Parameters of the whole model by role (keys: ``ROLES``, in that order)."""
+    attention, feed_forward = attention_block(d_model), feed_forward_block(d_model, d_ff)
+    counts = {
+        "embedding": vocab_size * d_model,
+        "encoder self-attention": n_layers * attention,
+        "encoder feed-forward": n_layers * feed_forward,
+        "decoder self-attention": n_layers * attention,
+        "decoder cross-attention": n_layers * attention,
+        "decoder feed-forward": n_layers * feed_forward,
+        "layer norm": n_layers * (ENCODER_SUBLAYERS + DECODER_SUBLAYERS) * layer_norm(d_model),
+    }
+    return {role: int(counts[role]) for role in ROLES}
+
+
+def encoder_layer_share(d_model: int, d_ff: int) -> dict[str, float]:
+    """Fraction of one encoder layer held by attention, feed-forward and norms."""
+    parts = {
+        "self-attention": attention_block(d_model),
+        "feed-forward": feed_forward_block(d_model, d_ff),
+        "layer norm": ENCODER_SUBLAYERS * layer_norm(d_model),
+    }
+    return {name: count / sum(parts.values()) for name, count in parts.items()}
+
+
+def label(value: float) -> str:
+    """A bar's label: its millions."""
+    return f" {value:.2f} M" if value < 1 else f" {value:.1f} M"
 
 
 class ParameterBudget(Figure):
     """The original Transformer's parameters counted by role, for its presets or any size."""
 
     figure_id = 96
-
-    island_height = (426, 739)  # drawn: wide, narrow (the least over widths)
-    watched_plot, stepped_slider = "bars", "d_model"  # what the benchmarks step
     title = "Where the parameters go"
     caption = (
         "Start by switching between *base* and *big*: the layer bars grow about fourfold and "
@@ -49,7 +102,8 @@ class ParameterBudget(Figure):
         "projection matrices without changing their size. The paper's Table 3 gives 65 M and "
         "213 M without a breakdown; this count gives 63.1 M and 214.2 M."
     )
-    widgets = {"preset": pn.widgets.RadioButtonGroup}
+    widgets = {"preset": "buttons"}
+    implied = ("preset",)  # the sizes name it
 
     preset = param.Selector(
         default="base",
@@ -79,9 +133,6 @@ class ParameterBudget(Figure):
         label="vocabulary",
         doc="Tokens in the shared vocabulary.",
     )
-
-    frame_of = staticmethod(frames.frame)
-    implied = ("preset",)  # the sizes name it
 
     def __init__(self, **params):
         # Explicit sizes win over the preset's (a notebook asking for d_model=1024 gets
@@ -116,69 +167,82 @@ class ParameterBudget(Figure):
 
     def counts(self) -> dict[str, int]:
         """Parameters of each role at the current sizes."""
-        return frames.counts(self.sizes())
+        return parameter_counts(*self.sizes().values())
 
-    def total(self) -> int:
-        """Parameters of the whole model."""
-        return sum(self.counts().values())
+    def frame(self):
+        """The bars' lengths in millions, their labels, the title and the value range."""
+        lengths = np.array(
+            [count / 1e6 for count in reversed(self.counts().values())]
+        )  # Bokeh: first at the bottom
+        low = lengths.min()
+        return {
+            "lengths": {"data": {"millions": lengths}},
+            # A label sits at its bar's end; on a plot with a category axis its position is text.
+            "labels": {
+                "data": {
+                    "millions": [f"{v:.5g}" for v in lengths],
+                    "text": [label(v) for v in lengths],
+                }
+            },
+            "bars": {
+                "title.text": f"Total {sum(self.counts().values()) / 1e6:.1f} M parameters",
+                "x_range.start": 0,
+                "x_range.end": float(low + (lengths.max() - low) * (1 + PAD)),
+            },
+        }
 
-    def rows(self) -> list[tuple[str, float, str]]:
-        """(role, millions, colour) per bar; reversed: Bokeh draws the first at the bottom."""
-        return [
-            (role, count / 1e6, ROLE_COLOURS[role])
-            for role, count in reversed(self.counts().items())
-        ]
-
-    def plot_title(self) -> str:
-        """The plot's title at the current sizes."""
-        return frames.plot_title(self.sizes())
-
-    @staticmethod
-    def label(value: float) -> str:
-        """A bar's label: its millions."""
-        return frames.label(value)
-
-    @param.depends()
-    def bars(self):
-        """One bar per role, in millions, labelled with its count.
-
-        Drawn once: the roles never change, so a step sends only the new
-        lengths, labels, title and value range (``posviz.frames.parameter_budget``).
-        """
-        rows = self.rows()
-        bars = hv.Bars(rows, kdims="role", vdims=["millions", "colour"])
+    def draw(self, hv, frame):
+        """One bar per role, in millions, labelled with its count."""
+        roles, lengths = ROLES[::-1], frame["lengths"]["data"]["millions"]
+        bars = hv.Bars(
+            (roles, lengths, COLOURS[::-1]), kdims="role", vdims=["millions", "colour"]
+        ).opts(color="colour", line_color=None, tools=["hover"])
         labels = hv.Labels(
-            [(role, value, self.label(value)) for role, value, _ in rows],
+            (roles, lengths, frame["labels"]["data"]["text"]),
             kdims=["role", "millions"],
             vdims="text",
         )
-        return (bars * labels).opts(
-            hv.opts.Overlay(toolbar=None),
-            hv.opts.Bars(
-                color="colour",
+        return [
+            Plot(
+                "bars",
+                {
+                    "lengths": bars,
+                    "labels": labels.opts(text_align="left", text_font_size="9pt", text_color=INK),
+                },
                 invert_axes=True,
                 width=520,
                 height=300,
                 xlabel="",
                 ylabel="parameters (millions)",
-                line_color=None,
-                title=self.plot_title(),
                 show_grid=True,
-                tools=["hover"],
-                hooks=[self.names_plot("bars"), self.names_data("lengths")],
-                framewise=True,
-                padding=(0, (0, PAD)),
-                **QUIET,
-            ),
-            hv.opts.Labels(
-                text_align="left",
-                text_font_size="9pt",
-                text_color=INK,
-                hooks=[self.names_data("labels")],
-                **QUIET,
-            ),
+            )
+        ]
+
+    def readout(self):
+        """The sizes, the total and two shares worth noticing."""
+        found = self.counts()
+        total = sum(found.values())
+        share = encoder_layer_share(self.d_model, self.d_ff)
+        return (
+            f"**{self.preset}** · d_model = {self.d_model}, d_ff = {self.d_ff}, "
+            f"N = {self.n_layers}, vocab = {self.vocab_size:,} · total **{total / 1e6:.1f} M**  \n"
+            f"feed-forward share of an encoder layer: **{share['feed-forward']:.1%}** · "
+            f"embedding share of the model: **{found['embedding'] / total:.1%}**"
         )
 
-    def plots(self):
-        """The bars."""
-        return [hv.DynamicMap(self.bars)]
+    def describe(self):
+        """The total and the largest role."""
+        found = self.counts()
+        largest = max(found, key=found.get)
+        return (
+            "Horizontal bars of parameters by role, "
+            f"{sum(found.values()) / 1e6:.1f} million in all; the largest is {largest} with {found[largest] / 1e6:.1f} million."
+        )
+
+    def table(self):
+        """Parameters per role, in millions."""
+        return (
+            f"Parameters by role ({self.preset}), in millions",
+            ["role", "millions"],
+            [(role, f"{count / 1e6:.2f}") for role, count in self.counts().items()],
+        )

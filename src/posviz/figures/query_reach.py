@@ -1,26 +1,144 @@
-"""Figure 4121 — Which pixels one query sees."""
+"""Figure 4121 — Which pixels one query sees.
 
-import holoviews as hv
+A scheme says which pixels each query attends to. After one layer a query
+holds what it attends to; after two, what those pixels attended to as well:
+``spread`` gives, for a set of pixels, the union of the sets they attend, so
+the reach after L layers is ``spread`` applied L times to the query alone.
+
+Block schemes follow the local attention of the Image Transformer (Parmar et
+al., 2018) without its causal mask:
+
+* 1D: pixels in raster order are cut into query blocks of ``query_length``
+  pixels; each block attends to itself and the ``memory_length`` pixels before it.
+* 2D: the image is cut into query blocks of ``block_height``×``block_width``;
+  each attends to a memory rectangle extended ``memory_above`` rows above and
+  ``memory_side`` columns to the left and to the right.
+"""
+
+from dataclasses import dataclass, fields
+
 import numpy as np
-import panel as pn
 import param
 
-from posviz.figures.base import QUIET, Figure, Slider
-from posviz.frames import query_reach as frames
-from posviz.frames.query_reach import LABELS
-from posviz.maths import reach
+from posviz.figures.model import Figure, Plot, Slider
 
+# Every query attends to: every pixel; a window around it; its 1D or 2D query
+# block and that block's memory; its row and its column.
+SCHEMES = ("global", "local", "block-1d", "block-2d", "axial")
+# What the scheme buttons say.
+LABELS = {
+    "global": "global",
+    "local": "local 7×7",
+    "block-1d": "1D block",
+    "block-2d": "2D block",
+    "axial": "axial",
+}
 # Cell values: 0 not reached, 1 reached, 2 the query itself.
 COLOURS = ["#f4f5f7", "#8fb8e6", "#0b2d5c"]
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """Sizes the schemes use; the defaults are the ones the figure shows."""
+
+    window: int = 7
+    query_length: int = 8
+    memory_length: int = 16
+    block_height: int = 4
+    block_width: int = 4
+    memory_above: int = 4
+    memory_side: int = 4
+
+
+def _dilate(mask: np.ndarray, radius: int) -> np.ndarray:
+    """Union of (2·radius+1)² squares centred on the mask's pixels, clipped."""
+    out = mask.copy()
+    for axis in (0, 1):
+        grown = out.copy()
+        for shift in range(1, radius + 1):
+            if axis == 0:
+                grown[shift:, :] |= out[:-shift, :]
+                grown[:-shift, :] |= out[shift:, :]
+            else:
+                grown[:, shift:] |= out[:, :-shift]
+                grown[:, :-shift] |= out[:, shift:]
+        out = grown
+    return out
+
+
+def _spread_1d_blocks(mask: np.ndarray, geometry: Geometry) -> np.ndarray:
+    flat = mask.ravel()
+    out = np.zeros_like(flat)
+    length = geometry.query_length
+    for block in np.unique(np.flatnonzero(flat) // length):
+        out[max(0, block * length - geometry.memory_length) : (block + 1) * length] = True
+    return out.reshape(mask.shape)
+
+
+def _spread_2d_blocks(mask: np.ndarray, geometry: Geometry) -> np.ndarray:
+    out = np.zeros_like(mask)
+    rows, cols = np.nonzero(mask)
+    height, width = geometry.block_height, geometry.block_width
+    for block_row, block_col in set(
+        zip((rows // height).tolist(), (cols // width).tolist(), strict=True)
+    ):
+        top = max(0, block_row * height - geometry.memory_above)
+        left = max(0, block_col * width - geometry.memory_side)
+        out[
+            top : (block_row + 1) * height, left : (block_col + 1) * width + geometry.memory_side
+        ] = True
+    return out
+
+
+def spread(mask: np.ndarray, scheme: str, geometry: Geometry = Geometry()) -> np.ndarray:
+    """Union of the pixels attended by every pixel in ``mask``."""
+    if scheme not in SCHEMES:
+        raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, not {scheme!r}")
+    if not mask.any():
+        return mask.copy()
+    if scheme == "global":
+        return np.ones_like(mask)
+    if scheme == "local":
+        return _dilate(mask, geometry.window // 2)
+    if scheme == "block-1d":
+        return _spread_1d_blocks(mask, geometry)
+    if scheme == "block-2d":
+        return _spread_2d_blocks(mask, geometry)
+    return mask.any(axis=1)[:, None] | mask.any(axis=0)[None, :]  # axial
+
+
+def reach(
+    side: int, row: int, col: int, scheme: str, layers: int = 1, geometry: Geometry = Geometry()
+) -> np.ndarray:
+    """Boolean (side, side) map of the pixels that reach the query at (row, col)."""
+    if not (0 <= row < side and 0 <= col < side):
+        raise ValueError(f"query ({row}, {col}) is outside a {side}×{side} image")
+    mask = np.zeros((side, side), dtype=bool)
+    mask[row, col] = True
+    for _ in range(layers):
+        mask = spread(mask, scheme, geometry)
+    return mask
+
+
+def spans(cols) -> str:
+    """Column indices as ranges: 0–3, 7."""
+    found, start = [], cols[0]
+    for a, b in zip(cols, [*cols[1:], None], strict=True):
+        if b is None or b != a + 1:
+            found.append(f"{start}–{a}" if a != start else f"{a}")
+            start = b
+    return ", ".join(found)
+
+
+def size(label: str, default: int, high: int, doc: str, low: int = 1) -> Slider:
+    """A block-size slider."""
+    return Slider(label=label, default=default, bounds=(low, high), doc=doc)
 
 
 class QueryReach(Figure):
     """Which pixels reach one query pixel after one and two layers, per scheme."""
 
     figure_id = 4121
-
-    island_height = (622, 1048)  # drawn: wide, narrow (the least over widths)
-    watched_plot, stepped_slider = "layers1", "row"  # what the benchmarks step
     title = "Which pixels does one query see?"
     caption = (
         "First pick *axial* and drag the query into a corner: the cross through it still spans "
@@ -36,13 +154,11 @@ class QueryReach(Figure):
         "CCNet. Two such layers reach what a row pass followed by a column pass reaches, at "
         "twice the cost."
     )
-
+    stepped_slider = "row"  # the benchmarks move the query
     # Five named buttons do not fit side by side in the controls' column.
-    widgets = {
-        "scheme": {"type": pn.widgets.RadioButtonGroup, "orientation": "vertical", "width": 220}
-    }
+    widgets = {"scheme": {"type": "buttons", "orientation": "vertical", "width": 220}}
     # Links made when the scheme was a slider name it by number.
-    link_aliases = {"scheme": {str(n): name for n, name in enumerate(reach.SCHEMES)}}
+    link_aliases = {"scheme": {str(n): name for n, name in enumerate(SCHEMES)}}
     # The block sizes change nothing under the other schemes: shown only with theirs.
     used_when = {
         **dict.fromkeys(("query_length", "memory_length"), ("scheme", ("block-1d",))),
@@ -54,59 +170,28 @@ class QueryReach(Figure):
 
     scheme = param.Selector(
         default="local",
-        objects={LABELS[name]: name for name in reach.SCHEMES},
-        doc="Which pixels each query attends to: " + ", ".join(reach.SCHEMES) + ".",
+        objects={LABELS[name]: name for name in SCHEMES},
+        doc="Which pixels each query attends to: " + ", ".join(SCHEMES) + ".",
     )
-    side = Slider(
-        label="image side", default=16, bounds=(8, 64), doc="Side of the image, in pixels."
+    side = size("image side", 16, 64, "Side of the image, in pixels.", low=8)
+    row = size("query row", 8, 63, "Row of the query pixel (0 at the top).", low=0)
+    col = size("query column", 8, 63, "Column of the query pixel (0 at the left).", low=0)
+    query_length = size(
+        "1D: query block l_q", 8, 64, "1D block: pixels in a query block, l_q (raster order)."
     )
-    row = Slider(
-        label="query row", default=8, bounds=(0, 63), doc="Row of the query pixel (0 at the top)."
+    memory_length = size(
+        "1D: memory before l_m",
+        16,
+        256,
+        "1D block: pixels before the block that it also attends, l_m.",
+        low=0,
     )
-    col = Slider(
-        label="query column",
-        default=8,
-        bounds=(0, 63),
-        doc="Column of the query pixel (0 at the left).",
+    block_height = size("2D: block height h_q", 4, 16, "2D block: rows in a query block, h_q.")
+    block_width = size("2D: block width w_q", 4, 16, "2D block: columns in a query block, w_q.")
+    memory_above = size("2D: memory above h_m", 4, 16, "2D block: memory rows above, h_m.", low=0)
+    memory_side = size(
+        "2D: memory left/right w_m", 4, 16, "2D block: memory columns left and right, w_m.", low=0
     )
-    query_length = Slider(
-        label="1D: query block l_q",
-        default=8,
-        bounds=(1, 64),
-        doc="1D block: pixels in a query block, l_q (raster order).",
-    )
-    memory_length = Slider(
-        label="1D: memory before l_m",
-        default=16,
-        bounds=(0, 256),
-        doc="1D block: pixels before the block that it also attends, l_m.",
-    )
-    block_height = Slider(
-        label="2D: block height h_q",
-        default=4,
-        bounds=(1, 16),
-        doc="2D block: rows in a query block, h_q.",
-    )
-    block_width = Slider(
-        label="2D: block width w_q",
-        default=4,
-        bounds=(1, 16),
-        doc="2D block: columns in a query block, w_q.",
-    )
-    memory_above = Slider(
-        label="2D: memory above h_m",
-        default=4,
-        bounds=(0, 16),
-        doc="2D block: memory rows above, h_m.",
-    )
-    memory_side = Slider(
-        label="2D: memory left/right w_m",
-        default=4,
-        bounds=(0, 16),
-        doc="2D block: memory columns left and right, w_m.",
-    )
-
-    frame_of = staticmethod(frames.frame)
 
     def __init__(self, **params):
         # A query asked for outside the image is refused, not quietly moved inside it.
@@ -128,55 +213,84 @@ class QueryReach(Figure):
             self.param.col.bounds = (0, last)
             self.param.update(row=min(self.row, last), col=min(self.col, last))
 
-    def geometry(self) -> reach.Geometry:
-        """The block sizes of the sliders, for ``maths.reach``."""
-        return frames.geometry(self.values())
-
-    def reached(self, layers: int = 1) -> np.ndarray:
+    def reached(self, layers: int) -> np.ndarray:
         """Boolean (side, side) map of the pixels that reach the query after ``layers``."""
-        return frames.reached(self.values(), layers)
+        sizes = {
+            field.name: getattr(self, field.name)
+            for field in fields(Geometry)
+            if field.name != "window"
+        }
+        return reach(self.side, self.row, self.col, self.scheme, layers, Geometry(**sizes))
 
-    def cells(self, layers: int) -> tuple[np.ndarray, str]:
-        """The grid's cells (0 not reached, 1 reached, 2 the query) and its title."""
-        return frames.cells(self.values(), layers)
+    def frame(self):
+        """Both grids' cells (row j drawn at y = j, row 0 on top), titles and extents."""
+        side, half = float(self.side), self.side - 0.5
+        result = {}
+        for layers in (1, 2):
+            mask = self.reached(layers)
+            grid = mask.astype(float)
+            grid[self.row, self.col] = 2
+            name = "one layer" if layers == 1 else f"{layers} layers"
+            result[f"cells{layers}"] = {"data": {"image": [grid], "dw": [side], "dh": [side]}}
+            result[f"layers{layers}"] = {
+                "title.text": f"{name}: {int(mask.sum())} of {self.side**2} pixels",
+                "x_range.start": -0.5,
+                "x_range.end": half,
+                "y_range.start": half,  # inverted: row 0 on top
+                "y_range.end": -0.5,
+            }
+        return result
 
-    def _grid(self, layers: int):
-        cells, title = self.cells(layers)
+    def draw(self, hv, frame):
+        """The grid after one layer (left) and after two (right)."""
         half = self.side - 0.5
-        # Flipped so that y equals the row index; the y axis is then inverted.
-        image = hv.Image(
-            np.flipud(cells),
-            bounds=(-0.5, -0.5, half, half),
-            kdims=["column", "row"],
-            vdims="reached",
+        return [
+            Plot(
+                f"layers{layers}",
+                {
+                    f"cells{layers}": hv.Image(
+                        frame[f"cells{layers}"]["data"]["image"][0],
+                        bounds=(-0.5, -0.5, half, half),
+                        kdims=["column", "row"],
+                        vdims="reached",
+                    ).opts(cmap=COLOURS, clim=(0, 2), colorbar=False, tools=["hover"])
+                },
+                frame_width=300,
+                frame_height=300,
+                invert_yaxis=True,
+                xaxis=None,
+                yaxis=None,
+            )
+            for layers in (1, 2)
+        ]
+
+    def readout(self):
+        """The scheme, the query and how many pixels reach it after one and two layers."""
+        return (
+            f"scheme **{LABELS[self.scheme]}** · query at row **{self.row}**, "
+            f"column **{self.col}** of a {self.side}×{self.side} image · "
+            f"reach: **{self.reached(1).sum()}** pixels "
+            f"after one layer, **{self.reached(2).sum()}** after two"
         )
-        return image.opts(
-            **QUIET,
-            cmap=COLOURS,
-            clim=(0, 2),
-            frame_width=300,
-            frame_height=300,
-            invert_yaxis=True,
-            title=title,
-            colorbar=False,
-            tools=["hover"],
-            framewise=True,
-            xaxis=None,
-            yaxis=None,
-            hooks=[self.names_plot(f"layers{layers}"), self.names_data(f"cells{layers}")],
+
+    def describe(self):
+        """The grids' size, the query and its reach."""
+        return (
+            f"Two {self.side}×{self.side} pixel grids with the query at row {self.row}, "
+            f"column {self.col}: {int(self.reached(1).sum())} pixels reach it after one layer, "
+            f"{int(self.reached(2).sum())} after two."
         )
 
-    # Drawn once: a step applies the figure's frame (``posviz.frames.query_reach``).
-    @param.depends()
-    def one_layer(self):
-        """The grid after one layer."""
-        return self._grid(1)
-
-    @param.depends()
-    def two_layers(self):
-        """The grid after two stacked layers."""
-        return self._grid(2)
-
-    def plots(self):
-        """One layer (left), two layers (right)."""
-        return [hv.DynamicMap(self.one_layer), hv.DynamicMap(self.two_layers)]
+    def table(self):
+        """Per row, the columns that reach the query after one layer."""
+        mask, twice = self.reached(1), self.reached(2)
+        rows = [
+            (r, int(cols.size), spans(cols), int(twice[r].sum()))
+            for r in range(self.side)
+            if (cols := np.flatnonzero(mask[r])).size
+        ]
+        return (
+            f"Pixels that reach the query at row {self.row}, column {self.col}",
+            ["row", "pixels, one layer", "columns, one layer", "pixels, two layers"],
+            rows,
+        )

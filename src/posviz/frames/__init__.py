@@ -1,32 +1,6 @@
-"""What each figure shows at one set of slider values: its frame, numpy only.
+"""A figure's frame as the page carries it, numpy only: its binary pool and its texts.
 
-A *frame* maps a short model key (``"dot"``, ``"rows"``) to the properties of
-that Bokeh model which the sliders change:
-
-* a data source: ``{"data": {column: values}}`` (only the columns that move);
-* a vertical line (``hv.VLine``, a Bokeh Span): ``{"location": x}``;
-* a plot: ``{"title.text": ..., "x_range.start": ..., ...}`` (dotted paths);
-* a legend entry (key ``"<source key>:label"``): ``{"label": text}``.
-
-The figure names each model ``posviz-<figure id>-<key>`` when HoloViews draws
-it (``Figure.names_plot`` and ``Figure.names_data``). One generic step applies
-a frame to the drawn models: in Python under ``posviz serve`` and in notebooks
-(``posviz.figures.base.apply_frame``), and in the exported page before Python
-is up (``posviz/build/frames.js``, from frames the build computed).
-
-Modules here import numpy and ``posviz.maths`` only: no Panel, HoloViews or
-Bokeh, so that a frame can be computed wherever numpy runs.
+A frame (``posviz.figures.model``) is computed by the figure's own model, the
+same code in every tier; this package holds what turns it into bytes and HTML
+without Panel, so that the build and the worker's numpy tier write the same.
 """
-
-from collections.abc import Mapping
-
-# HoloViews' default formatting of a float on an axis or a label ('%.5g').
-FLOAT_FORMAT = "%.5g"
-
-Frame = dict[str, dict]
-Values = Mapping[str, object]
-
-
-def pprint(value: float) -> str:
-    """A float as HoloViews prints it on a categorical axis or label."""
-    return FLOAT_FORMAT % value

@@ -1,10 +1,11 @@
-"""Tier 2 of the static site: a figure's frame computed in the worker, numpy only.
+"""Tier 2 of the static site: a figure's frame computed in the worker, numpy and param only.
 
-The worker imports this module as soon as numpy is loaded, long before Panel,
-and answers with it every state the precomputed frames do not hold (two sliders
-moved, a deep link): ``posviz-frames.js`` applies the answer as it applies a
-precomputed frame. It imports the figures' frame modules (``posviz.frames``)
-and their maths only: no Panel, HoloViews, Bokeh or param.
+The worker imports this module as soon as numpy and param are loaded, long
+before Panel, and answers with it every state the precomputed frames do not
+hold (two sliders moved, a deep link): ``posviz-frames.js`` applies the answer
+as it applies a precomputed frame. It runs the figure's own model
+(``posviz.figures.model``): the same frame and texts as every other tier, and
+no Panel, HoloViews or Bokeh.
 """
 
 # --- Imports -------------------------------------------------------------------
@@ -12,6 +13,8 @@ and their maths only: no Panel, HoloViews, Bokeh or param.
 import html
 import importlib
 import json
+
+import param
 
 from posviz.frames import texts
 from posviz.frames.pool import Pool
@@ -23,79 +26,63 @@ class Refused(ValueError):
     """A request this tier cannot answer; the page waits for Panel instead."""
 
 
-def check(sliders: list[dict], values: dict, module) -> dict:
-    """``values`` with every slider present and in its bounds, or ``Refused`` naming which."""
-    checked = {}
-    limits = module.bounds(values) if hasattr(module, "bounds") else {}
-    for slider in sliders:
-        name = slider["name"]
-        if name not in values:
-            raise Refused(f"no value for {name}")
+def model(request: dict):
+    """The figure the request names, at its values, or ``Refused`` saying why not."""
+    module_name, figure_id = str(request["module"]), request.get("figure")
+    if not module_name.startswith("posviz.figures.") or module_name == "posviz.figures.model":
+        raise Refused(f"{module_name} is not a figure module")
+    module = importlib.import_module(module_name)
+    found = [
+        cls
+        for cls in vars(module).values()
+        if isinstance(cls, type) and str(getattr(cls, "figure_id", None)) == str(figure_id)
+    ]
+    if len(found) != 1:
+        raise Refused(f"{module_name} has no figure {figure_id!r}")
+    cls, values = found[0], request["values"]
+    names = [name for name in cls.param if name != "name"]
+    if sorted(values) != sorted(names):
+        raise Refused(f"figure {figure_id} takes the values {names}, not {sorted(values)}")
+    for name in names:
         value = values[name]
-        if slider["kind"] == "buttons":
-            if value not in slider["options"]:
-                raise Refused(f"{name} = {value!r} is not one of {slider['options']}")
-        else:
-            low, high = limits.get(name, slider["bounds"])
-            if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-                raise Refused(f"{name} = {value!r} is outside {low}..{high}")
-        checked[name] = value
-    return checked
+        if isinstance(cls.param[name], param.Integer) and (type(value) is not int):
+            raise Refused(f"{name} = {value!r} is not a whole number")
+    try:
+        return cls(**values)
+    except ValueError as why:  # out of bounds, not a choice, a query outside its image
+        raise Refused(str(why).splitlines()[0]) from None
 
 
-def page_texts(module, request: dict, values: dict) -> dict | None:
-    """The readout, text alternative, deep link and table as Panel's panes hold them.
-
-    None when the figure's frame module does not write its readout (then only
-    Panel can).
-    """
-    if not hasattr(module, "readout"):
-        return None
-    readout = module.readout(values)
-    if hasattr(module, "describe"):
-        sentence = module.describe(values)
-    else:  # Figure.describe's default
-        sentence = f"{request['title']}: " + readout.replace("**", "").replace("  \n", " ")
-    if hasattr(module, "table"):
-        table = module.table(values)
-    else:  # Figure.table's default
-        labels = {s["name"]: s["label"] for s in request["sliders"]}
-        table = ("Slider values", ["slider", "value"], [(labels[n], v) for n, v in values.items()])
+def page_texts(figure, link: str) -> dict:
+    """The readout, text alternative, deep link and table as Panel's panes hold them."""
     # Panel's HTML and Markdown models carry their HTML escaped once more.
     return {
-        "readout": html.escape(texts.markdown_html(readout)),
-        "alt": html.escape(texts.alt_html(sentence)),
-        "link": html.escape(texts.deep_link_html(request["link"], values)),
-        "numbers": html.escape(texts.numbers_html(*table)),
+        "readout": html.escape(texts.markdown_html(figure.readout())),
+        "alt": html.escape(texts.alt_html(figure.describe())),
+        "link": html.escape(texts.deep_link_html(link, figure.values())),
+        "numbers": html.escape(texts.numbers_html(*figure.table())),
     }
 
 
 def answer(request_json: str) -> tuple[str, bytes]:
     """(the frame as JSON, its arrays' pool) for a page's request, read as ``frames.js`` reads.
 
-    The request: ``module`` (the figure's frame module), ``sliders`` (as the
-    build's ``sliders_of`` writes them), ``values``, ``link`` (the figure
-    view's address) and ``title``. A state this tier refuses comes back as
-    ``{"refused": why}``.
+    The request: ``module`` and ``figure`` (the figure's module and id),
+    ``values`` and ``link`` (the figure view's address). A state this tier
+    refuses comes back as ``{"refused": why}``.
     """
     request = json.loads(request_json)
-    module_name = str(request["module"])
-    if not module_name.startswith("posviz.frames."):
-        return json.dumps({"refused": f"{module_name} is not a frame module"}), b""
-    module = importlib.import_module(module_name)
     try:
-        values = check(request["sliders"], request["values"], module)
+        figure = model(request)
     except Refused as why:
         return json.dumps({"refused": str(why)}), b""
     pool = Pool()
-    part = pool.encode(module.frame(values))
-    limits = module.bounds(values) if hasattr(module, "bounds") else {}
-    bounds = {name: list(limit) for name, limit in limits.items()}
+    part = pool.encode(figure.frame())
     found = {
-        "values": values,
-        "bounds": bounds,
+        "values": figure.values(),
+        "bounds": figure.moved_bounds(),
         "part": part,
         "columns": pool.columns,
-        "text": page_texts(module, request, values),
+        "text": page_texts(figure, request["link"]),
     }
     return json.dumps(found, separators=(",", ":")), bytes(pool.blob)

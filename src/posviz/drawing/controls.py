@@ -61,16 +61,29 @@ def snap_back(widget_type: type) -> type:
     return type(widget_type.__name__, (SnapBack, widget_type), {"__module__": __name__})
 
 
+# The widgets a figure may name in its ``widgets`` (model.Figure), beside the default.
+NAMED_WIDGETS = {"buttons": pn.widgets.RadioButtonGroup}
+
+
 def widgets_for(figure) -> dict:
-    """The ``widgets`` argument of ``pn.Param`` for ``figure``: every slider snaps back."""
+    """The ``widgets`` argument of ``pn.Param`` for ``figure``: every slider snaps back.
+
+    A figure names a widget in words (``"buttons"``, or a dict whose ``type`` is
+    one, with the widget's options), so that its model needs no Panel.
+    """
     chosen = {}
     for name in figure.sliders():
-        spec = figure.widgets.get(name) or pn.Param.widget_type(figure.param[name])
-        if isinstance(spec, dict):
-            base = spec.get("type") or pn.Param.widget_type(figure.param[name])
-            chosen[name] = {**spec, "type": snap_back(base)}
-        else:
-            chosen[name] = snap_back(spec)
+        spec = figure.widgets.get(name) or {}
+        if isinstance(spec, str):
+            spec = {"type": spec}
+        kind = spec.get("type")
+        if kind is not None and kind not in NAMED_WIDGETS:
+            raise ValueError(
+                f"{type(figure).__name__}.widgets[{name!r}]: no widget named {kind!r}; "
+                f"one of {sorted(NAMED_WIDGETS)}"
+            )
+        base = NAMED_WIDGETS[kind] if kind else pn.Param.widget_type(figure.param[name])
+        chosen[name] = {**spec, "type": snap_back(base)}
     return chosen
 
 

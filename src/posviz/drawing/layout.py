@@ -10,7 +10,8 @@ each plot scales to its container and keeps its aspect.
 import holoviews as hv
 import panel as pn
 
-from posviz.figures.controls import show_used, steady, widgets_for
+from posviz.drawing import plots as drawn_plots
+from posviz.drawing.controls import show_used, steady, widgets_for
 from posviz.frames import texts
 from posviz.styles import (
     FIGURE_BODY_CSS,
@@ -87,7 +88,7 @@ class WrappingRow(pn.Row):
 
 def figure_layout(figure: object) -> pn.Column:
     """The view of one figure (``Figure.__panel__``)."""
-    plots = figure.plots()
+    plots = drawn_plots(figure)
     # One plot: controls in a column beside it, wrapping above it when narrow.
     # Two plots: controls in a wrapping row above, so the plots get the width.
     beside = len(plots) == 1
@@ -188,3 +189,57 @@ def figure_layout(figure: object) -> pn.Column:
         if REDUCED_MOTION not in part.stylesheets:
             part.stylesheets = [*part.stylesheets, NO_MIN_WIDTH, REDUCED_MOTION]
     return view
+
+
+# What the island of a figure holds besides its plots, in px, as the browser draws it
+# (tests/ui/test_lazy.py measures each figure against the room this gives).
+SLIDER_ROOM = 48  # a slider with its label
+BUTTON_ROOM = 30  # a row of buttons, or one button of a vertical group
+TOGGLE_ROOM = 40  # the "Show the numbers" toggle
+LINE_ROOM = 20  # a line of the readout
+LINE_CHARS = (80, 42)  # characters of the readout on a line: wide, narrow
+# The room kept is a little less than the estimate: a short jump when the figure is
+# drawn is better than a gap left under it.
+UNDER = 0.95
+
+
+def island_room(figure) -> tuple[int, int]:
+    """The least height in px the figure's island takes drawn: (wide, narrow).
+
+    Derived from what the figure draws: its plots' heights and its controls.
+    Wide (700 px of viewport and more): one plot sits beside the controls, two
+    or more sit below a row of them. Narrow: everything stacks. The island
+    keeps this room until the figure is drawn (site.css), so the text below it
+    stays put.
+    """
+    specs = figure.draw(hv, figure.frame())
+    heights = [
+        spec.options.get("height") or spec.options.get("frame_height", 0) + 30 for spec in specs
+    ]
+    controls = []
+    for name in figure.sliders():
+        if name in figure.used_when and name in idle_at_opening(figure):
+            continue
+        widget = figure.widgets.get(name) or {}
+        widget = {"type": widget} if isinstance(widget, str) else widget
+        if widget.get("orientation") == "vertical":
+            controls.append(BUTTON_ROOM * len(figure.param[name].objects))
+        else:
+            controls.append(BUTTON_ROOM if widget else SLIDER_ROOM)
+    readout = figure.readout().replace("**", "")
+    wide_text, narrow_text = (
+        TOGGLE_ROOM + LINE_ROOM * sum(-(-len(line) // chars) for line in readout.split("  \n"))
+        for chars in LINE_CHARS
+    )
+    if len(specs) == 1:
+        wide = max(sum(controls), heights[0] + wide_text)
+    else:
+        wide = max(controls) + max(heights) + wide_text
+    return int(UNDER * wide), int(UNDER * (sum(controls) + sum(heights) + narrow_text))
+
+
+def idle_at_opening(figure) -> set[str]:
+    """The sliders hidden at the figure's opening choices (``used_when``)."""
+    from posviz.drawing.controls import idle
+
+    return set(idle(type(figure)()))

@@ -1,0 +1,149 @@
+"""A figure is its model: sliders, a frame and texts, in numpy and param only.
+
+A figure is one class in one module of ``posviz.figures`` (found there, no list):
+
+* its **parameters** are the sliders: ``Slider``, ``EvenSlider``, or a
+  ``param.Selector`` with named choices;
+* ``frame()`` says what the current values put on screen: element key → the
+  properties the sliders change (``Frame`` below);
+* ``readout()`` says it in words; ``describe()`` and ``table()`` say it for a
+  screen reader and for "Show the numbers" (defaults below);
+* ``draw(hv, frame)`` says which elements it has, keyed like its frame, as
+  ``Plot`` s. ``posviz.drawing`` draws them with the HoloViews module it hands
+  in, names the Bokeh models, sets every property the frame names, and applies
+  each later frame in place.
+
+The same class runs everywhere: the static site's numpy tier imports it with
+numpy and param only (``runtime/compute.py``), the build computes its frames,
+and ``posviz serve`` and notebooks draw it.
+"""
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+import param
+
+# What a frame holds, per element key (posviz.drawing sets it on the Bokeh models):
+#   a data source:  {"data": {column: values}} (only the columns that move)
+#   a line (VLine): {"location": x}
+#   a plot:         {"title.text": ..., "x_range.start": ..., "y_range.end": ...}
+#   a legend entry: key "<element key>:label", {"label": text}
+Frame = dict[str, dict]
+Values = Mapping[str, object]
+
+# A caption says what to do and what to notice: a short label is not enough.
+CAPTION_MIN_CHARS = 80
+
+PALETTE = ("#1f5fa8", "#e07b1a", "#2a9d5c", "#b8336a", "#6b4fa0", "#7a7a7a")
+INK = "#1d2433"
+
+
+class FullBounds:
+    """Mixin for a ``param.Number``: say the whole allowed range when a value falls outside it.
+
+    It overrides a private method of Param (``internals.PARAM_VALIDATE_BOUNDS``).
+    """
+
+    def _validate_bounds(self, val, bounds, inclusive_bounds):
+        try:
+            super()._validate_bounds(val, bounds, inclusive_bounds)
+        except ValueError as error:
+            low, high = bounds
+            raise ValueError(f"{error} Its bounds are {low} to {high}.") from None
+
+
+class Slider(FullBounds, param.Integer):
+    """An integer slider."""
+
+
+class EvenSlider(Slider):
+    """An integer slider that only takes even values."""
+
+    def _validate(self, val):
+        super()._validate(val)
+        if val is not None and val % 2:
+            owner = getattr(self.owner, "name", self.owner)
+            raise ValueError(f"Parameter '{owner}.{self.name}' must be even, not {val}.")
+
+
+class Plot:
+    """One plot of a drawing: its key, its elements by key, and HoloViews plot options.
+
+    The elements are drawn in order, one over the other; ``options`` are the
+    plot's (``width``, ``height``, ``legend_position``, ``invert_axes``, ...).
+    A title and ranges the frame sets for ``key`` need not be repeated here.
+    """
+
+    def __init__(self, key: str, elements: dict, **options):
+        self.key, self.elements, self.options = key, elements, options
+
+
+class Figure(param.Parameterized):
+    """One explanatory figure: its sliders, its frame, its texts and what it draws."""
+
+    __abstract = True  # only subclasses are figures (param.descendents)
+
+    figure_id: ClassVar[int]
+    title: ClassVar[str]
+    caption: ClassVar[str]
+    # Slider name → "buttons", or {"type": "buttons", "orientation": "vertical", ...}.
+    widgets: ClassVar[dict] = {}
+    # Slider name → {word an older deep link used: the value it stands for}.
+    link_aliases: ClassVar[dict] = {}
+    # Slider name → (choice parameter, the choices that use it): shown only then.
+    used_when: ClassVar[dict] = {}
+    # Sliders whose value follows from the others (a preset named by its sizes).
+    implied: ClassVar[tuple] = ()
+    # What the benchmarks step and watch: by default the first number slider and plot.
+    stepped_slider: ClassVar[str] = ""
+    watched_plot: ClassVar[str] = ""
+
+    def sliders(self) -> list[str]:
+        """Parameter names shown as widgets, in declaration order."""
+        return [name for name in self.param if name != "name"]
+
+    def values(self) -> dict:
+        """The sliders' values, by name."""
+        return {name: getattr(self, name) for name in self.sliders()}
+
+    def moved_bounds(self) -> dict[str, list]:
+        """The sliders whose bounds the others moved (a query kept inside its image)."""
+        return {
+            name: list(self.param[name].bounds)
+            for name in self.sliders()
+            if getattr(self.param[name], "bounds", None)
+            and list(self.param[name].bounds) != list(type(self).param[name].bounds)
+        }
+
+    def frame(self) -> Frame:
+        """What the current values put on screen: element key → properties."""
+        raise NotImplementedError
+
+    def draw(self, hv, frame: Frame) -> list[Plot]:
+        """The plots, left to right, drawn with HoloViews (``hv``) at ``frame``."""
+        raise NotImplementedError
+
+    def readout(self) -> str:
+        """The current values and what they give, as Markdown: bold and line breaks only."""
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        """One sentence saying what the plots show: by default, the readout as plain text."""
+        return f"{self.title}: " + self.readout().replace("**", "").replace("  \n", " ")
+
+    def table(self) -> tuple[str, list[str], list[tuple]]:
+        """(caption, column names, rows) of the plotted data: by default, the slider values."""
+        values = [(self.param[name].label, getattr(self, name)) for name in self.sliders()]
+        return ("Slider values", ["slider", "value"], values)
+
+    def __panel__(self):
+        """The figure as Panel lays it out, loaded only when it is shown."""
+        from posviz.drawing.layout import figure_layout
+
+        return figure_layout(self)
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        """Shown in a notebook as its Panel view."""
+        import panel as pn
+
+        return pn.panel(self)._repr_mimebundle_(include, exclude)
