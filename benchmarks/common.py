@@ -67,22 +67,24 @@ PAGE_TIMERS = """
 
 
 def plot_name(figure_id: int) -> str:
-    """The name of the plot a step of the figure redraws (its ``watched_plot``)."""
+    """The name of the plot a step of the figure redraws (``drawing.watched_plot``)."""
+    from posviz.drawing import model_name, watched_plot
     from posviz.figures import FIGURES
 
-    figure = FIGURES[figure_id]
-    return figure.model_name(figure.watched_plot)
+    figure = FIGURES[figure_id]()
+    return model_name(figure, watched_plot(figure))
 
 
 def stepped_slider(figure_id: int) -> int:
     """The index, among the figure's slider handles (numbers, not choices), of the one stepped."""
     import param
 
+    from posviz.drawing import stepped_slider as stepped
     from posviz.figures import FIGURES
 
-    figure = FIGURES[figure_id]
-    numbers = [n for n in figure().sliders() if isinstance(figure.param[n], param.Number)]
-    return numbers.index(figure.stepped_slider)
+    figure = FIGURES[figure_id]()
+    numbers = [n for n in figure.sliders() if isinstance(figure.param[n], param.Number)]
+    return numbers.index(stepped(figure))
 
 
 def topic_figures(slug: str = "positional-encoding") -> list[int]:

@@ -33,10 +33,11 @@ from pathlib import Path
 
 from benchmarks.common import plot_name, posviz_server, summary, table
 from benchmarks.runner import Benchmark, elapsed, run
+from posviz.drawing import stepped_slider
 from posviz.figures import ClockHands
 
 ROUTE = "/topic-positional-encoding"
-SLIDER = ClockHands.param[ClockHands.stepped_slider].label  # as the widget titles it
+SLIDER = ClockHands.param[stepped_slider(ClockHands())].label  # as the widget titles it
 PLOT = plot_name(ClockHands.figure_id)
 SECOND_WAVE_UPDATES = 2
 RUN = 5  # steps up, then as many down: the value stays within 12 ± 5

@@ -30,13 +30,14 @@ from pathlib import Path
 
 from benchmarks.common import summary, table
 from benchmarks.runner import Benchmark, run
+from posviz.drawing import stepped_slider
 from posviz.figures import AttentionCost, ClockHands, ParameterBudget, QueryReach
 
 HERE = Path(__file__).resolve().parent
 
-# figure id -> the slider a benchmark steps (the figure's stepped_slider), then others
+# figure id -> the slider a benchmark steps (drawing.stepped_slider), then others
 SLIDERS = {
-    figure.figure_id: [figure.stepped_slider, *others]
+    figure.figure_id: [stepped_slider(figure()), *others]
     for figure, others in (
         (ParameterBudget, ["n_layers"]),
         (ClockHands, ["d_model"]),

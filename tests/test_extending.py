@@ -80,7 +80,7 @@ def test_a_figure_no_page_uses_has_its_view_and_a_gallery_entry_without_a_from_l
     assert "From " not in text
     found = [link for p in panes(layout) for link in links(str(p.object))]
     # No way back to a page; only the figure's own deep link, printed for print.
-    assert found == [("figure-5?n=4", "figure-5?n=4")]
+    assert found == [("figure-5?n=4&slope=10", "figure-5?n=4&slope=10")]
 
     gallery, _ = views.view("gallery")
     blocks = [b for b in gallery.objects if "posviz-figure-block" in b.css_classes]
@@ -229,13 +229,16 @@ def test_the_fifth_figure_steps_by_its_frame_to_what_a_fresh_plot_draws(fifth_fi
     def named(models):
         return {m.name: m for m in models if (m.name or "").startswith("posviz-5-")}
 
-    for n in (1, 13, 20):
-        figure.n = n
+    for n, slope in ((1, 30), (13, 1), (20, 7)):
+        figure.param.update(n=n, slope=slope)
         live = named(doc.models)
-        fresh = named(hv.render(plots(squares(n=n))[0]).references())
-        assert live.keys() == fresh.keys() == {"posviz-5-curve", "posviz-5-squares"}
-        assert live["posviz-5-curve"].title.text == fresh["posviz-5-curve"].title.text
-        assert live["posviz-5-curve"].title.text == f"{n}² = {n * n}"
+        fresh = named(hv.render(plots(squares(n=n, slope=slope))[0]).references())
+        assert live.keys() == fresh.keys() == {"posviz-5-plot", "posviz-5-squares", "posviz-5-line"}
+        assert live["posviz-5-plot"].title.text == fresh["posviz-5-plot"].title.text
+        assert live["posviz-5-plot"].title.text == f"{n}² = {n * n}"
+        np.testing.assert_array_equal(
+            live["posviz-5-line"].data["height"], slope * np.arange(1, n + 1)
+        )
         for column in ("side", "square"):
             np.testing.assert_array_equal(
                 live["posviz-5-squares"].data[column], fresh["posviz-5-squares"].data[column]

@@ -9,7 +9,6 @@ figure.
 """
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -19,33 +18,12 @@ from pathlib import Path
 import pytest
 
 from posviz.figures import figure_ids
+from tests.support.newcomer import LEFT_OUT, ROOT, contributing_examples
 
 pytestmark = pytest.mark.browser
 # Not run again in the copy: this test itself, and the serve-memory test, which
 # measures the server's allocator over seventy sessions, not the content.
 LEFT_OUT_OF_THE_COPY = ("test_newcomer", "test_serve_memory")
-
-ROOT = Path(__file__).resolve().parents[1]
-# Not what a fresh clone has: environments, caches, built sites, other checkouts' state.
-LEFT_OUT = shutil.ignore_patterns(
-    ".git",
-    ".venv",
-    "node_modules",
-    ".posviz",
-    "__pycache__",
-    ".pytest_cache",
-    ".ruff_cache",
-    "site",
-    "*.pyc",
-)
-# Each file CONTRIBUTING.md shows in full opens with a comment naming its path.
-EXAMPLE = re.compile(r"```python\n# ((?:src|tests)/[\w/]+\.py)\n(.*?)```", re.DOTALL)
-
-
-def contributing_examples() -> dict[str, str]:
-    """Path → code of each file CONTRIBUTING.md shows: the figure and its oracle."""
-    text = (ROOT / "CONTRIBUTING.md").read_text("utf-8")
-    return {path: f"# {path}\n{code}" for path, code in EXAMPLE.findall(text)}
 
 
 def run(copy: Path, *args: str, timeout: float) -> subprocess.CompletedProcess:

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from posviz.drawing import model_name
 from tests.support.browser import Held
 from tests.support.pages import (
     figure_card,
@@ -176,7 +177,7 @@ def python_state(figure, doc) -> dict:
     """The probe's view of a Python document: named models and text panes."""
     from bokeh.models import ColumnDataSource, LegendItem, Plot, Range1d, Span
 
-    prefix = figure.model_name("")
+    prefix = model_name(figure, "")
     state = {}
     for model in doc.models:
         name = model.name or ""
@@ -255,7 +256,7 @@ def test_frames_applied_in_the_page_give_the_models_the_python_step_gives(
                 )
                 setattr(figure, name, value)
             assert page.evaluate(f"posvizFrames.state[{figure_id}]") == "frame", (name, value)
-            js = page.evaluate(PROBE, [figure_id, figure.model_name("")])
+            js = page.evaluate(PROBE, [figure_id, model_name(figure, "")])
             py = python_state(figure, doc)
             assert js.keys() == py.keys(), (name, value, set(js) ^ set(py))
             for key in py:

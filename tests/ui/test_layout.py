@@ -4,6 +4,7 @@ import pytest
 
 from posviz.compose.routes import routes
 from posviz.content import load
+from posviz.drawing import model_name, watched_plot
 from posviz.figures import FIGURES
 from tests.oracles import oracle_for
 from tests.support.pages import wait_for_plot
@@ -37,8 +38,8 @@ def first_plot_name(route) -> str | None:
     """The named plot of the route's last figure that a step redraws, if it names one."""
     if not route.figures:
         return None
-    figure = FIGURES[route.figures[-1]]
-    return figure.model_name(figure.watched_plot) if figure.watched_plot else None
+    figure = FIGURES[route.figures[-1]]()
+    return model_name(figure, watched_plot(figure))
 
 
 def open_drawn(page, url: str, route) -> None:

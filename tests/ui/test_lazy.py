@@ -8,6 +8,8 @@ The network is blocked for every page (``blocked`` stays empty).
 import pytest
 from playwright.sync_api import expect
 
+from posviz.drawing.layout import island_room
+from posviz.figures import FIGURES
 from tests.support.browser import Held, sealed_context
 from tests.support.pages import (
     LIVE,
@@ -52,7 +54,7 @@ def test_a_far_figure_waits_then_answers_from_its_frames_once_scrolled_to(
         assert views_of(page, FAR) == 0 and views_of(page, 96) == 1
         # Never a blank box: the island keeps its figure's room and says what comes.
         room = far.bounding_box()["height"]
-        assert room >= 622, room  # query_reach.island_height, wide
+        assert room >= island_room(FIGURES[FAR]())[0], room  # the room its drawing needs, wide
         label = page.evaluate(
             "(el) => getComputedStyle(el, '::before').content",
             far.element_handle(),
@@ -129,7 +131,7 @@ def test_printing_draws_every_waiting_figure(static_site, page):
 
 @pytest.mark.parametrize("width", [1280, 768, 390])
 def test_each_figure_s_room_fits_the_figure_drawn_in_it(browser, static_site, width):
-    """The room an island keeps (figure.island_height) is never more than the figure
+    """The room an island keeps (drawing.layout.island_room) is never more than the figure
     drawn in it (that would leave a gap) and at most a third less (a jump)."""
     blocked = []
     context = sealed_context(browser, blocked, viewport={"width": width, "height": 900})

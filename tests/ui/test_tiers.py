@@ -12,7 +12,8 @@ from tests.support.pages import figure_card
 pytestmark = pytest.mark.browser
 LIVE = 120_000
 PANEL = "wheels/panel-*"
-NUMPY, POSVIZ = "pyodide/numpy-*.whl", "wheels/posviz-*.whl"  # the numpy tier's wheels
+# The numpy tier's wheels: numpy, and the figures' models (posviz and param).
+NUMPY, POSVIZ, PARAM = "pyodide/numpy-*.whl", "wheels/posviz-*.whl", "wheels/param-*.whl"
 
 
 def press(page, slider: int, times: int = 1):
@@ -68,7 +69,8 @@ def test_two_sliders_answer_from_numpy_before_panel_and_panel_keeps_them(built_s
 
 
 def test_a_deep_link_with_three_values_answers_from_numpy(built_site, page, blocked):
-    held = Held(built_site, PANEL, extra={NUMPY: lambda data: data, POSVIZ: lambda data: data})
+    same = lambda data: data  # noqa: E731
+    held = Held(built_site, PANEL, extra={NUMPY: same, POSVIZ: same, PARAM: same})
     with held as url:
         page.goto(f"{url}/figure-4121.html?scheme=axial&side=10&row=9")
         page.wait_for_function("() => posvizFrames.state[4121] === 'python'", timeout=LIVE)
@@ -80,6 +82,6 @@ def test_a_deep_link_with_three_values_answers_from_numpy(built_site, page, bloc
         assert "19 pixels after one layer" in text
         assert blocked == [] and page.errors == []
         # The numpy tier's wheels were fetched once each (loadPackage got numpy's
-        # bytes from the worker), both before any file only Panel's tier needs.
-        assert sorted(held.requested[:2]) == [NUMPY, POSVIZ], held.requested
-        assert held.requested.count(NUMPY) == held.requested.count(POSVIZ) == 1
+        # bytes from the worker), all three before any file only Panel's tier needs.
+        assert sorted(held.requested[:3]) == sorted([NUMPY, POSVIZ, PARAM]), held.requested
+        assert [held.requested.count(p) for p in (NUMPY, POSVIZ, PARAM)] == [1, 1, 1]

@@ -63,7 +63,7 @@ CORE_FILES = (
 
 # Lock names of what the site loads from the distribution (with their `depends`
 # closure, added by `dependency_closure`); every other package is a pure wheel.
-# No pandas: the figures keep HoloViews on numpy (see figures/base.py), and
+# No pandas: the figures keep HoloViews on numpy (see drawing/__init__.py), and
 # tests/test_figures.py checks that rendering never imports it. No micropip: the
 # worker installs the wheels itself. pillow and contourpy are left out: bokeh,
 # panel and holoviews import them only lazily, never to render a plot.

@@ -60,8 +60,9 @@ WORKER_CORE = tuple(name for name in distribution.CORE_FILES if name != "pyodide
 CDN_PYODIDE = f"https://cdn.jsdelivr.net/pyodide/v{distribution.PYODIDE_VERSION}/full/"
 # Packages the page takes from the Pyodide distribution (the rest are pure wheels).
 LOCK_PACKAGES = distribution.REQUIRED_PACKAGES
-# Tier 2 needs these of them, and the posviz wheel: the figures' frames are numpy only.
+# Tier 2 needs these of them, and the wheels below: a figure's model is numpy and param.
 NUMPY_TIER_PACKAGES = ("numpy",)
+NUMPY_TIER_WHEELS = ("posviz-", "param-")
 # The build renders with the host's copies and ships the pinned wheels: they must agree.
 HOST_PACKAGES = {"bokeh": bokeh, "holoviews": holoviews, "panel": panel}
 BOKEH_VERSION = wheels.PURE_PINS["bokeh"]
@@ -601,7 +602,9 @@ def write_worker(
         # Tier 2 (posviz.runtime.compute): what the worker loads before the rest.
         "numpy": {
             "packages": list(NUMPY_TIER_PACKAGES),
-            "wheels": [n for n, name in enumerate(wheel_names) if name.startswith("posviz-")],
+            "wheels": [
+                n for n, name in enumerate(wheel_names) if name.startswith(NUMPY_TIER_WHEELS)
+            ],
         },
         "cdn_root": cdn_root,  # posviz.runtime.boot.start sets it before panel is imported
     }

@@ -1,0 +1,37 @@
+"""What the shipped figures put in their plots stays what it was when they moved to one
+description each (issue 27): the frames the build writes, byte for byte, texts aside.
+
+The digests in tests/data/frame_digests.json were computed by the code before the
+move; the frames' arrays and every property they set must give the same bytes. A
+figure changed on purpose is re-recorded with
+``python -m tests.support.frame_digests --write`` (its prose never needs it).
+"""
+
+import json
+
+import pytest
+
+from posviz.build.frames import figure_frames
+from posviz.figures import FIGURES
+from tests.support.frame_digests import RECORDED, digests
+
+BEFORE = json.loads(RECORDED.read_text("utf-8"))
+
+
+@pytest.mark.parametrize("figure_id", sorted(BEFORE, key=int))
+def test_a_shipped_figures_frames_are_the_bytes_recorded(figure_id):
+    found = digests(*figure_frames(FIGURES[int(figure_id)]))
+    assert found == BEFORE[figure_id], (
+        f"figure {figure_id}'s frames changed; on purpose? re-record them: "
+        "python -m tests.support.frame_digests --write"
+    )
+
+
+def test_the_digests_see_a_change_of_one_value_and_not_of_prose():
+    index, blob = figure_frames(FIGURES[7256])
+    moved = json.loads(json.dumps(index))
+    moved["parts"][0]["tie"]["location"] += 1
+    reworded = {**index, "strings": [s.replace("k", "K") for s in index["strings"]]}
+    assert digests(moved, blob)["plots"] != digests(index, blob)["plots"]
+    assert digests(index, blob[:-1] + b"\x01")["arrays"] != digests(index, blob)["arrays"]
+    assert digests(reworded, blob) == digests(index, blob)
