@@ -6,14 +6,13 @@ HoloViews plot built afresh at that state: every column of every named data
 source, every named plot's title and ranges, every line and legend entry.
 """
 
-import holoviews as hv
 import numpy as np
 import param
 import pytest
 from bokeh.document import Document
-from bokeh.models import ColumnDataSource, LegendItem, Plot, Range1d, Span
+from bokeh.models import ColumnDataSource, GlyphRenderer, LegendItem, Plot, Range1d, Span
 
-from posviz.drawing import model_name, plots, step
+from posviz.drawing import model_name, step
 from posviz.figures import FIGURES, ParameterBudget, QueryReach
 from posviz.figures.parameter_budget import PRESETS
 from tests.support.imports import imported
@@ -30,10 +29,12 @@ def live_models(doc) -> dict:
 
 
 def fresh_models(figure) -> dict:
-    found = {}
-    for plot in plots(figure):
-        found |= named(hv.render(plot).references())
-    return found
+    """The named models of the figure drawn afresh, as the page draws it (in its layout)."""
+    import panel as pn
+
+    doc = Document()
+    doc.add_root(pn.panel(figure).get_root(doc))
+    return named(doc.models)
 
 
 def state_of(model) -> dict:
@@ -44,6 +45,8 @@ def state_of(model) -> dict:
         return {"location": model.location}
     if isinstance(model, LegendItem):
         return {"label": model.label.value}
+    if isinstance(model, GlyphRenderer):  # named for finding; nothing of it moves
+        return {}
     if isinstance(model, Plot):
         state = {"title.text": model.title.text}
         for axis in ("x_range", "y_range"):
@@ -54,6 +57,29 @@ def state_of(model) -> dict:
                 state[f"{axis}.factors"] = list(rng.factors)
         return state
     raise AssertionError(f"a named model of an unexpected type: {type(model).__name__}")
+
+
+def properties(model, depth: int = 2, path: str = "") -> dict:
+    """Every property of ``model`` and of the models it holds, ``depth`` levels down, flat.
+
+    Data columns are left to ``state_of`` (compared to 1e-12, not exactly).
+    """
+    from bokeh.model import Model
+
+    found = {}
+    for name, value in model.properties_with_values(include_defaults=True).items():
+        where = f"{path}{name}"
+        if name == "data" and isinstance(model, ColumnDataSource):
+            continue
+        items = value if isinstance(value, list | tuple) else [value]
+        if any(isinstance(item, Model) for item in items):
+            if depth:
+                for n, item in enumerate(items):
+                    if isinstance(item, Model):
+                        found |= properties(item, depth - 1, f"{where}[{n}].")
+            continue
+        found[where] = float(value) if isinstance(value, int | float) else repr(value)
+    return found
 
 
 def assert_close(got, want, where):
@@ -140,6 +166,14 @@ def test_a_frame_applied_in_place_gives_the_models_a_fresh_plot_has(figure_id):
             assert got.keys() == want.keys(), (values, name)
             for path in want:
                 assert_close(got[path], want[path], f"{values} {name} {path}")
+            # And every other property, of the model and of what it holds.
+            want, got = properties(model), properties(live[name])
+            moved = {
+                p: (got.get(p), want.get(p))
+                for p in want.keys() | got.keys()
+                if got.get(p) != want.get(p)
+            }
+            assert not moved, (values, name, moved)
 
 
 @pytest.mark.parametrize("figure_id", sorted(FIGURES))

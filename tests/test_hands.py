@@ -47,7 +47,7 @@ def test_a_fraction_of_the_hands_turns_at_10000_to_minus_that_fraction(d_model):
 def test_figure_draws_as_many_hands_as_its_text_says(d_model):
     figure = ClockHands(d_model=d_model)
     drawn = hv.renderer("bokeh").get_plot(plots(figure)[0]).state
-    curves = [r for r in drawn.renderers if (r.name or "").startswith("hand ")]
+    curves = [r for r in drawn.renderers if (r.name or "").startswith("posviz-710-hand")]
     labels = [item.label.value for legend in drawn.legend for item in legend.items]
     assert len(curves) == len(set(labels)) == 4
     [marks] = [r for r in drawn.select({"name": "posviz-710-marks"})]

@@ -19,6 +19,7 @@ from tests.support.pages import figure_card, new_page, press_on_slider
 pytestmark = pytest.mark.browser
 LIVE = 120_000
 READY = "() => document.body.dataset.posvizFrames === 'ready'"
+DRAWN = "() => Bokeh.index.roots.length && Bokeh.index.roots.every((v) => v.has_finished())"
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +68,7 @@ def test_contributings_figure_answers_from_its_frames_with_python_held_back(newc
             page.wait_for_function(READY, timeout=60_000)
             assert title(page) == "4² = 16"
             press_on_slider(page, 0, 0)  # n: 4 → 5
-            page.wait_for_function("() => location.search === '?n=5&slope=10'")
+            page.wait_for_function("() => location.search === '?n=5'")  # slope at its default
             assert title(page) == "5² = 25"
             assert line(page) == [10, 20, 30, 40, 50]
             assert "n = 5 · n² = 25 · the line at n: 50" in readout(page)
@@ -94,6 +95,35 @@ def test_contributings_figure_answers_a_two_slider_state_from_the_numpy_tier(
             assert line(page) == [11, 22, 33, 44, 55]
             assert "the line at n: 55" in readout(page)
             assert "n=5&slope=11" in page.url
+        assert blocked == [] and page.errors == []
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_contributings_figure_keeps_the_room_its_drawing_takes(newcomer_site, browser, width):
+    """The room derived from what a figure draws fits a figure it was not tuned on."""
+    blocked = []
+    context = sealed_context(browser, blocked, viewport={"width": width, "height": 900})
+    page = new_page(context)
+    try:
+        with Held(newcomer_site, "pyodide/*") as url:
+            page.goto(f"{url}/gallery.html")
+            page.wait_for_function(READY, timeout=60_000)
+            page.evaluate("posvizLazy.joinAll()")
+            page.wait_for_function("() => posvizLazy.waiting().length === 0")
+            page.wait_for_function(DRAWN)
+            room, drawn = page.evaluate(
+                """() => {
+                  const el = document.querySelector('.posviz-island[data-figure="5"]');
+                  const room = parseFloat(getComputedStyle(el).minHeight);
+                  el.style.minHeight = '0px';
+                  const drawn = el.getBoundingClientRect().height;
+                  el.style.minHeight = '';
+                  return [room, drawn];
+                }"""
+            )
+            assert room <= drawn + 1 and drawn <= 1.34 * room, (room, drawn)
         assert blocked == [] and page.errors == []
     finally:
         context.close()

@@ -138,8 +138,12 @@ def _name_element(name: str):
 
     def hook(plot, element):
         # A glyph draws its data source; an annotation (a Span) is its own model.
-        drawn = "source" if "glyph_renderer" in plot.handles else "glyph"
-        plot.handles[drawn].name = name
+        if "glyph_renderer" in plot.handles:
+            plot.handles["source"].name = name
+            # HoloViews names it by the element's label, which a later frame may change.
+            plot.handles["glyph_renderer"].name = f"{name}:renderer"
+        else:
+            plot.handles["glyph"].name = name
 
     return hook
 
@@ -166,6 +170,9 @@ def _name_plot(figure, key: str, frame: dict):
                     item.name = f"{sources[0].name}:label"
         plot._posviz_models = None  # named anew: look again
         apply_frame(named_models(plot), frame, prefix)
+        for axis in ("x_range", "y_range"):
+            if f"{axis}.start" in frame.get(key, {}):  # the frame's to say, at every step
+                getattr(plot.state, axis).update(reset_start=None, reset_end=None)
         figure.__dict__.setdefault("_posviz_drawn", weakref.WeakSet()).add(plot)
 
     return hook

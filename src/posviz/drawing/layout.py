@@ -198,19 +198,22 @@ BUTTON_ROOM = 30  # a row of buttons, or one button of a vertical group
 TOGGLE_ROOM = 40  # the "Show the numbers" toggle
 LINE_ROOM = 20  # a line of the readout
 LINE_CHARS = (80, 42)  # characters of the readout on a line: wide, narrow
+# Margins and gaps between the parts: one plot beside its controls; plots below a
+# row of controls; everything stacked on a phone.
+BESIDE, BELOW, STACKED = 25, 65, 110
 # The room kept is a little less than the estimate: a short jump when the figure is
 # drawn is better than a gap left under it.
-UNDER = 0.95
+UNDER = 0.98
 
 
 def island_room(figure) -> tuple[int, int]:
     """The least height in px the figure's island takes drawn: (wide, narrow).
 
-    Derived from what the figure draws: its plots' heights and its controls.
-    Wide (700 px of viewport and more): one plot sits beside the controls, two
-    or more sit below a row of them. Narrow: everything stacks. The island
-    keeps this room until the figure is drawn (site.css), so the text below it
-    stays put.
+    Derived from what the figure draws: its plots' heights, its controls and its
+    readout's length. Wide (700 px of viewport and more): one plot sits beside
+    the controls, two or more below a row of them. Narrow: everything stacks.
+    The island keeps this room until the figure is drawn (site.css), so the
+    text below it stays put.
     """
     specs = figure.draw(hv, figure.frame())
     heights = [
@@ -226,16 +229,17 @@ def island_room(figure) -> tuple[int, int]:
             controls.append(BUTTON_ROOM * len(figure.param[name].objects))
         else:
             controls.append(BUTTON_ROOM if widget else SLIDER_ROOM)
-    readout = figure.readout().replace("**", "")
+    lines = figure.readout().replace("**", "").split("  \n")
     wide_text, narrow_text = (
-        TOGGLE_ROOM + LINE_ROOM * sum(-(-len(line) // chars) for line in readout.split("  \n"))
+        TOGGLE_ROOM + LINE_ROOM * sum(-(-len(line) // chars) for line in lines)
         for chars in LINE_CHARS
     )
     if len(specs) == 1:
-        wide = max(sum(controls), heights[0] + wide_text)
+        wide = max(sum(controls), heights[0] + wide_text) + BESIDE
     else:
-        wide = max(controls) + max(heights) + wide_text
-    return int(UNDER * wide), int(UNDER * (sum(controls) + sum(heights) + narrow_text))
+        wide = max(controls) + max(heights) + wide_text + BELOW
+    narrow = sum(controls) + sum(heights) + narrow_text + STACKED
+    return int(UNDER * wide), int(UNDER * narrow)
 
 
 def idle_at_opening(figure) -> set[str]:
