@@ -191,19 +191,29 @@ def figure_layout(figure: object) -> pn.Column:
     return view
 
 
-# What the island of a figure holds besides its plots, in px, as the browser draws it
-# (tests/ui/test_lazy.py measures each figure against the room this gives).
-SLIDER_ROOM = 48  # a slider with its label
-BUTTON_ROOM = 30  # a row of buttons, or one button of a vertical group
-TOGGLE_ROOM = 40  # the "Show the numbers" toggle
-LINE_ROOM = 20  # a line of the readout
-LINE_CHARS = (80, 42)  # characters of the readout on a line: wide, narrow
-# Margins and gaps between the parts: one plot beside its controls; plots below a
-# row of controls; everything stacked on a phone.
-BESIDE, BELOW, STACKED = 25, 65, 110
+# What the island of a figure holds besides its plots, in px as the browser draws it
+# (fitted once to the drawn figures at 1280 and 390 px; tests/ui/test_lazy.py and
+# tests/ui/test_newcomer_export.py measure figures against the room this gives).
+SLIDER_ROOM = 60  # a slider with its title and margins
+BUTTONS_ROOM = 64  # a row of buttons with its title
+BUTTON_ROOM = 33  # one button of a vertical group
+TEXT_ROOM = 80  # the "Show the numbers" toggle and the margins around the text
+LINE_ROOM = 24  # a line of the readout
+LINE_CHARS = (100, 42)  # characters of the readout on a line: wide, narrow
+PLOT_GAP = 19  # between two plots stacked on a phone
 # The room kept is a little less than the estimate: a short jump when the figure is
 # drawn is better than a gap left under it.
 UNDER = 0.98
+
+
+def plot_height(spec) -> int:
+    """The height a ``Plot`` is drawn at: its own, its frame's and a title's, or HoloViews'."""
+    if spec.options.get("height"):
+        return spec.options["height"]
+    if spec.options.get("frame_height"):
+        return spec.options["frame_height"] + 30
+    first = next(iter(spec.elements.values()))
+    return hv.Store.registry["bokeh"][type(first)].height
 
 
 def island_room(figure) -> tuple[int, int]:
@@ -216,9 +226,7 @@ def island_room(figure) -> tuple[int, int]:
     text below it stays put.
     """
     specs = figure.draw(hv, figure.frame())
-    heights = [
-        spec.options.get("height") or spec.options.get("frame_height", 0) + 30 for spec in specs
-    ]
+    heights = [plot_height(spec) for spec in specs]
     controls = []
     for name in figure.sliders():
         if name in figure.used_when and name in idle_at_opening(figure):
@@ -228,17 +236,17 @@ def island_room(figure) -> tuple[int, int]:
         if widget.get("orientation") == "vertical":
             controls.append(BUTTON_ROOM * len(figure.param[name].objects))
         else:
-            controls.append(BUTTON_ROOM if widget else SLIDER_ROOM)
-    lines = figure.readout().replace("**", "").split("  \n")
+            controls.append(BUTTONS_ROOM if widget else SLIDER_ROOM)
+    paragraphs = figure.readout().replace("**", "").split("  \n")
     wide_text, narrow_text = (
-        TOGGLE_ROOM + LINE_ROOM * sum(-(-len(line) // chars) for line in lines)
+        TEXT_ROOM + LINE_ROOM * sum(-(-len(line) // chars) for line in paragraphs)
         for chars in LINE_CHARS
     )
-    if len(specs) == 1:
-        wide = max(sum(controls), heights[0] + wide_text) + BESIDE
-    else:
-        wide = max(controls) + max(heights) + wide_text + BELOW
-    narrow = sum(controls) + sum(heights) + narrow_text + STACKED
+    if len(specs) == 1:  # beside its controls
+        wide = max(sum(controls), heights[0] + wide_text)
+    else:  # below a row of controls
+        wide = max(controls) + max(heights) + wide_text
+    narrow = sum(controls) + sum(heights) + PLOT_GAP * (len(heights) - 1) + narrow_text
     return int(UNDER * wide), int(UNDER * narrow)
 
 
