@@ -143,14 +143,17 @@ def test_shares_of_a_layer_and_of_the_model():
     checked(AIAYN, stated_share, embedding)
 
 
-def test_layers_grow_fourfold_and_the_embedding_doubles():
+def test_attention_and_feed_forward_grow_fourfold_the_embedding_and_norms_double():
+    """Base to big: the page and caption 96 sort the bars into these two groups."""
     base, big = budget.parameter_counts(**BASE), budget.parameter_counts(**BIG)
-    layer = big["encoder feed-forward"] / base["encoder feed-forward"]
-    attention = big["encoder self-attention"] / base["encoder self-attention"]
-    assert 3.9 < layer < 4.1 and 3.9 < attention < 4.1
-    assert big["embedding"] / base["embedding"] == 2
-    assert "the layer bars grow about fourfold" in page_text(AIAYN)
-    assert "the layer bars grow about fourfold and the embedding only doubles" in caption(96)
+    growth = {role: big[role] / base[role] for role in base}
+    fourfold = {r for r, g in growth.items() if 3.9 < g < 4.1}
+    doubled = {r for r, g in growth.items() if g == 2}
+    assert fourfold == {r for r in base if "attention" in r or "feed-forward" in r}
+    assert doubled == {"embedding", "layer norm"}
+    for text in (page_text(AIAYN), caption(96)):
+        assert "feed-forward bars grow about fourfold" in text, text
+        assert re.search(r"embedding and the layer.norm bars?,? .*only double", text), text
 
 
 def test_heads_do_not_change_the_count():
@@ -171,6 +174,25 @@ def test_clock_hands_numbers():
     # "grow by the same factor from hand to hand"
     assert np.all(np.diff(np.log(omegas)) == pytest.approx(np.log(omegas[1] / omegas[0])))
     checked(AIAYN, "1", "6.28", base)
+
+
+def test_the_bare_dot_product_is_even_but_no_ruler():
+    """It depends on |k| only, but does not fall steadily: a farther pair can score higher."""
+    text = page_text(AIAYN)
+    width, near, near_k, far, far_k = stated(
+        text,
+        r"At d_model = (\d+) it is (\d+\.\d+) at k = (\d+) and (\d+\.\d+) at k = (\d+), so the "
+        r"farther pair scores higher",
+    )
+    d_model = int(width)
+    omegas = [10000.0 ** (-2 * i / d_model) for i in range(d_model // 2)]
+    for k, value in ((int(near_k), near), (int(far_k), far)):
+        by_hand = sum(math.cos(w * k) for w in omegas)  # Σ cos(ωᵢ·k), written out
+        assert fmt(by_hand, 2) == value
+        assert by_hand == pytest.approx(sum(math.cos(-w * k) for w in omegas))  # even in k
+    assert float(far) > float(near) and int(far_k) > int(near_k)
+    assert "the figure draws k ≥ 0 only; the other half is its mirror image" in text
+    checked(AIAYN, width, near, near_k, far, far_k)
 
 
 def test_self_dot_product_is_half_the_width():
@@ -466,7 +488,7 @@ def test_axial_is_a_cross_after_one_layer_and_everything_after_two():
         "Its left grid is one such layer, a cross; its right grid is two, the whole image" in text
     )
     assert "Axial lights a cross after one layer and the whole image after two" in text
-    assert "a row pass and a column pass side by side in one layer" in caption(4121)
+    assert "each query's whole cross, its row and its column, in one layer" in caption(4121)
     assert "then along its column" not in text  # the old, sequential definition
 
 
@@ -489,11 +511,8 @@ def test_two_side_by_side_layers_cost_twice_the_sequential_pair():
     assert (
         "a row pass followed by a column pass already reaches the whole image, for 2·S²·m" in text
     )
-    assert (
-        "a row pass and a column pass of span m, whether side by side or one after the other"
-        in (caption(7256))
-    )
-    assert "at twice the cost" in caption(4121)
+    assert "a row pass and a column pass of span m, or, one key fewer per query" in caption(7256)
+    assert "at about twice the cost" in caption(4121)
     for side in (8, 16, 24):
         lines = passes(side)
         one_pass = int(lines["row"].sum())
@@ -762,6 +781,46 @@ def test_the_seed_headings_stand():
         assert section.heading == heading, figure_id
 
 
+# Runs of this many words the seed has may not appear in our text, but for its facts.
+RUN = 8
+SEED_RUNS = Path(__file__).parent / "data" / "seed_runs.txt"
+
+
+def runs(text: str) -> dict[str, str]:
+    """Each run of RUN words in ``text`` (lower case), by the digest the seed's are kept as."""
+    import hashlib
+
+    words = re.findall(r"[\w’'\-]+", text.lower())
+    found = {}
+    for n in range(len(words) - RUN + 1):
+        run = " ".join(words[n : n + RUN])
+        found[hashlib.sha256(run.encode()).hexdigest()[:16]] = run
+    return found
+
+
+def test_no_run_of_eight_words_is_the_seeds_but_its_facts():
+    """Every sentence is ours: the seed's titles, headings and "From" lines are facts to keep,
+    anything else it says in eight words running is not ours to copy. The seed itself is kept
+    only as digests of its runs (tests/data/seed_runs.txt)."""
+    seed = {line for line in SEED_RUNS.read_text("utf-8").split() if not line.startswith("#")}
+    seed.discard("sha256")
+    site = content.load(CONTENT)
+    facts = [f"{page.title} › {s.heading}" for page in site.pages.values() for s in page.sections]
+    facts += [f"{cls.figure_id} {cls.title}" for cls in FIGURES.values()]
+    allowed = {digest for fact in facts for digest in runs(fact)}
+    root = Path(__file__).resolve().parents[1]
+    ours = [*root.glob("content/**/*.md"), *root.glob("src/posviz/**/*.py")]
+    ours += [*root.glob("src/posviz/**/*.html"), root / "README.md"]
+    copied = {
+        str(path.relative_to(root)): run
+        for path in ours
+        for digest, run in runs(path.read_text("utf-8")).items()
+        if digest in seed and digest not in allowed
+    }
+    assert copied == {}
+    assert len(seed) > 300  # the digests are there to compare with
+
+
 # --- captions ------------------------------------------------------------------------
 
 
@@ -825,11 +884,13 @@ CITED = {
         "41.8": "arXiv v5, Table 2: big EN-FR BLEU",
         "41.0": "arXiv v5 §6.1 and the NIPS 2017 paper: big EN-FR BLEU",
         "2018": "Shaw, Uszkoreit and Vaswani 2018, relative position representations",
+        "2019": "Yan et al. 2019, TENER: the sinusoids' dot product is blind to direction",
+        "2022": "Press, Smith and Lewis 2022, Train Short, Test Long, Figure 1",
         "18": "checked: attention blocks",
     },
     PIXELS: {
         "2018": "Parmar et al. 2018",
-        "2019": "Ramachandran et al. 2019; Ho et al. 2019; Huang et al. 2019",
+        "2019": "Ramachandran et al. 2019; Ho et al. 2019; Huang et al. 2019; Child et al. 2019",
         "2020": "Wang et al. 2020",
         "12": "Ramachandran et al. 2019, abstract: 12 % fewer FLOPS",
         "29": "Ramachandran et al. 2019, abstract: 29 % fewer parameters",
@@ -848,7 +909,7 @@ CITED = {
 # Numbers that are part of a formula or a list, not a claim about a quantity.
 FORMULA = {
     AIAYN: {"0", "1", "2", "4", "8", "10000"},  # 4·d², 8·d², d_model/2, k = 0, h = 1 …
-    PIXELS: {"2"},  # 2·S²·m, 2·w_m, d/2
+    PIXELS: {"2", "1"},  # 2·S²·m, 2·w_m, d/2, a cross of 2S − 1 keys
     QKV: {"1", "2", "3", "0", "4"},  # step numbers, q·k₁ = 1·1 + 2·0, the vectors
     "attention-before-transformers": {"1", "2", "3"},  # step numbers
     "710": {"2"},  # d_model/2

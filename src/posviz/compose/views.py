@@ -153,8 +153,8 @@ def topic_view(slug: str) -> pn.Column:
         text(topic.text) if topic.text else None,
         raw(f'<h2>In reading order</h2><ol class="reading">{order}</ol>'),
         raw(
-            "<h2>The figures these pages use</h2><p class='muted'>Each figure is live: "
-            "move a slider and it recomputes, as it does on its page.</p>"
+            "<h2>The figures these pages use</h2><p class='muted'>These figures answer their "
+            "sliders here just as they do on the pages that use them.</p>"
         ),
         *[figure_block(figures[figure_id], uses) for figure_id, uses in shown],
         raw(f"<h2>Tags that go with it</h2><div>{tags}</div>"),

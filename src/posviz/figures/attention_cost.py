@@ -1,12 +1,12 @@
 """Figure 7256 — What one attention layer costs on an image.
 
-Entries of one layer's attention matrix on an S×S image. Global attention:
+Counts one layer's attention-matrix entries on an S×S image. Global attention:
 every pixel attends every pixel, (S²)² = S⁴. A k×k window: S² queries × k²
-keys. One axial layer is a row pass and a column pass, each query attending
-a span of m pixels along its row and m along its column: 2·S²·m, whether the
-passes run side by side (the criss-cross layer of CCNet) or one after the
-other (Axial-DeepLab). Window and span cannot exceed the image: k and m are
-clipped to S.
+keys, every query keeping all of them (as with zero padding). One axial layer
+is a row pass and a column pass, each query attending a span of m pixels along
+its row and m along its column: 2·S²·m, as in Axial-DeepLab's pair of passes,
+and within one key per query of CCNet's single attention over the cross.
+Window and span cannot exceed the image: k and m are clipped to S.
 """
 
 import numpy as np
@@ -59,8 +59,9 @@ class AttentionCost(Figure):
         " as S² and they run parallel, a constant factor k²/(2m) apart: try k = 8, where k² = "
         "2m and the two coincide from S = m on. Each curve counts the entries of one layer's "
         "attention matrix on an S×S image, on a log10 scale against the image side: S⁴ for "
-        "global attention, S²·k² for a k×k window, and 2·S²·m for one axial layer, a row pass "
-        "and a column pass of span m, whether side by side or one after the other."
+        "global attention, S²·k² for a k×k window (every query keeping all its keys, as with "
+        "zero padding), and 2·S²·m for one axial layer: a row pass and a column pass of span "
+        "m, or, one key fewer per query, CCNet's single attention over the cross."
     )
 
     k = Slider(

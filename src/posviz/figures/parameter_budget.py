@@ -93,9 +93,9 @@ class ParameterBudget(Figure):
     figure_id = 96
     title = "Where the parameters go"
     caption = (
-        "Start by switching between *base* and *big*: the layer bars grow about fourfold and "
-        "the embedding only doubles, since layers scale with d_model² and the embedding with "
-        "d_model. Each bar is one role's parameters in millions, biases included. In an "
+        "Start by switching between *base* and *big*: the attention and feed-forward bars grow "
+        "about fourfold, while the embedding and the layer-norm bars only double, since the "
+        "first scale with d_model² and the others with d_model. Each bar is one role's parameters in millions, biases included. In an "
         "encoder layer the feed-forward block holds two thirds of the weights when d_ff = "
         "4·d_model, and the one embedding shared by encoder, decoder and output holds 30 % of"
         " the base model. Heads get no slider: cutting d_model into h heads reshapes the "

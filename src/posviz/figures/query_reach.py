@@ -148,11 +148,11 @@ class QueryReach(Figure):
         " at the top and the sides. The query is the darkest cell. Shaded cells are the pixels "
         "whose information reaches it: after one layer on the left, after two layers stacked on"
         " the right. The schemes: *global* (every pixel), *local* (a 7×7 window), *1D block* "
-        "and *2D block* (query blocks sharing a memory, as in the Image Transformer; picking "
-        "one shows the sliders for its sizes), and *axial* over full rows and columns (m = S): "
-        "a row pass and a column pass side by side in one layer, the criss-cross layer of "
-        "CCNet. Two such layers reach what a row pass followed by a column pass reaches, at "
-        "twice the cost."
+        "and *2D block* (query blocks sharing a memory, as in the Image Transformer, drawn "
+        "without its causal mask; picking one shows the sliders for its sizes), and *axial* "
+        "over full rows and columns (m = S): each query's whole cross, its row and its column, "
+        "in one layer, the criss-cross layer of CCNet. Two such layers reach what a row pass "
+        "followed by a column pass reaches, at about twice the cost."
     )
     stepped_slider = "row"  # the benchmarks move the query
     # Five named buttons do not fit side by side in the controls' column.
