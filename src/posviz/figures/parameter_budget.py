@@ -95,7 +95,8 @@ class ParameterBudget(Figure):
     caption = (
         "Start by switching between *base* and *big*: the attention and feed-forward bars grow "
         "about fourfold, while the embedding and the layer-norm bars only double, since the "
-        "first scale with d_model² and the others with d_model. Each bar is one role's parameters in millions, biases included. In an "
+        "first scale with d_model² and the others with d_model. Each bar is one role's "
+        "parameters in millions, biases included. In an "
         "encoder layer the feed-forward block holds two thirds of the weights when d_ff = "
         "4·d_model, and the one embedding shared by encoder, decoder and output holds 30 % of"
         " the base model. Heads get no slider: cutting d_model into h heads reshapes the "
@@ -236,7 +237,8 @@ class ParameterBudget(Figure):
         largest = max(found, key=found.get)
         return (
             "Horizontal bars of parameters by role, "
-            f"{sum(found.values()) / 1e6:.1f} million in all; the largest is {largest} with {found[largest] / 1e6:.1f} million."
+            f"{sum(found.values()) / 1e6:.1f} million in all; "
+            f"the largest is {largest} with {found[largest] / 1e6:.1f} million."
         )
 
     def table(self):
