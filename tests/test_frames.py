@@ -13,8 +13,7 @@ from bokeh.document import Document
 from bokeh.models import ColumnDataSource, GlyphRenderer, LegendItem, Plot, Range1d, Span
 
 from posviz.drawing import model_name, step
-from posviz.figures import FIGURES, ParameterBudget, QueryReach
-from posviz.figures.parameter_budget import PRESETS
+from posviz.figures import FIGURES
 from tests.support.imports import imported
 
 STATES = 30
@@ -100,39 +99,45 @@ def assert_close(got, want, where):
     )
 
 
-def choices(cls, name, rng, values):
-    parameter = cls.param[name]
+def choices(figure, name) -> list:
+    """Every value a slider takes on ``figure`` now: within the bounds the others gave it."""
+    parameter = figure.param[name]
     if isinstance(parameter, param.Selector):
-        return list(
-            parameter.objects.values() if isinstance(parameter.objects, dict) else parameter.objects
-        )
+        objects = parameter.objects
+        return list(objects.values() if isinstance(objects, dict) else objects)
     low, high = parameter.bounds
-    if cls is QueryReach and name in ("row", "col"):
-        high = values["side"] - 1
-    step = parameter.step or 1
-    return list(range(low, high + 1, step))
+    return list(range(low, high + 1, parameter.step or 1))
 
 
 def states(cls):
-    """30 random states, then each slider at each bound with the others at their defaults."""
+    """30 random states, then each slider at each bound with the others at their openings.
+
+    A state is reached as a reader reaches it, slider by slider in declaration order, each
+    drawn within the bounds the ones before it set (a query inside its image, a head among
+    the heads). Now and then a slider the others imply (a preset) is picked instead.
+    """
     rng = np.random.default_rng(cls.figure_id)
-    sliders = cls().sliders()
     found = []
     for _ in range(STATES):
-        values = {}
-        for name in sliders:
-            if cls is ParameterBudget and name == "preset":
+        figure, values = cls(), {}
+        for name in figure.sliders():
+            if name in figure.implied:
                 continue
-            options = choices(cls, name, rng, values)
+            options = choices(figure, name)
             values[name] = options[rng.integers(len(options))]
-        if cls is ParameterBudget and rng.random() < 0.2:
-            values = {"preset": list(PRESETS)[rng.integers(len(PRESETS))]}
+            setattr(figure, name, values[name])
+        if figure.implied and rng.random() < 0.2:
+            name = figure.implied[0]
+            options = choices(figure, name)
+            values = {name: options[rng.integers(len(options))]}
         found.append(values)
-    defaults = cls()
-    for name in sliders:
+    opening = cls()
+    for name in opening.sliders():
         for bound in (0, -1):
-            options = choices(cls, name, rng, defaults.values())
-            found.append({name: options[bound]})
+            moved = cls()
+            setattr(moved, name, choices(opening, name)[bound])  # the others follow, as in the page
+            kept = [n for n in moved.sliders() if n not in moved.implied or n == name]
+            found.append({n: getattr(moved, n) for n in kept})
     return found
 
 

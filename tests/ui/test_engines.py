@@ -45,7 +45,22 @@ ANSWER = 30.0
 TOPIC = "topic-positional-encoding.html"
 HANDS = "posviz-710-hands"
 BARS = "posviz-96-bars"
-TOPIC_PLOTS = ["posviz-96-bars", HANDS, "posviz-7256-cost", "posviz-4121-layers1"]
+
+
+def topic_plots() -> list[str]:
+    """The plot each figure of the topic redraws when its first slider steps, in page order."""
+    from posviz import content
+    from posviz.drawing import model_name, watched_plot
+    from posviz.figures import FIGURES
+    from tests.support.compose import CONTENT
+
+    site = content.load(CONTENT)
+    uses = site.figure_uses(site.topics["positional-encoding"])
+    figures = [FIGURES[figure_id]() for figure_id in dict.fromkeys(u.figure_id for u in uses)]
+    return [model_name(figure, watched_plot(figure)) for figure in figures]
+
+
+TOPIC_PLOTS = topic_plots()  # every figure of the topic, the seed's four first
 AXE = next(Path(__import__("axe_playwright_python").__file__).parent.glob("axe.min.js"))
 SERIOUS_JS = """() => axe.run(document, {resultTypes: ['violations']}).then((r) =>
   r.violations.filter((v) => ['serious', 'critical'].includes(v.impact))

@@ -80,7 +80,9 @@ def test_search_finds_a_word_of_a_third_section_offline(static_site, page, block
     expect(page_link).to_have_attribute("href", f"page-{found_in.slug}.html")
     section_link = results.get_by_role("link", name=section.heading, exact=True)
     expect(section_link).to_have_attribute("href", f"page-{found_in.slug}.html#{section.anchor}")
-    assert word in results.locator("mark").first.inner_text().lower()
+    # Pagefind marks the word's stem: "attended" may be marked where the excerpt says "attend".
+    marked = [m.lower() for m in results.locator("mark").all_inner_texts()]
+    assert any(word.startswith(m) or m.startswith(word) for m in marked), (word, marked)
     expect(page.locator("#posviz-search-status")).to_contain_text(re.compile(r"^\d+ pages? found"))
     # The index was fetched from the site: nothing left the machine.
     assert blocked == [] and page.errors == []
