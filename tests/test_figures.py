@@ -51,18 +51,18 @@ def test_registry_holds_every_figure_class_of_the_package_by_its_id():
 
 
 @pytest.mark.parametrize("cls", FIGURES.values(), ids=lambda cls: cls.__name__)
-def test_every_island_room_is_two_heights_narrow_no_less_than_wide(cls):
-    """The room a figure's island keeps (px): (wide, narrow), derived from what it draws."""
+def test_every_island_room_is_three_heights_each_no_less_than_the_wider_one(cls):
+    """The room a figure's island keeps (px): (wide, mid, narrow), derived from what it draws."""
     from posviz.drawing.layout import island_room
 
     height = island_room(cls())
     assert (
         isinstance(height, tuple)
-        and len(height) == 2
+        and len(height) == 3
         and all(type(h) is int and 100 <= h <= 4000 for h in height)
-        and height[1] >= height[0]
+        and height[2] >= height[1] >= height[0]
     ), height
-    # Taller plots need more room, at both widths.
+    # Taller plots need more room, at every width.
     taller = type(
         "Taller",
         (cls,),
@@ -76,7 +76,7 @@ def test_every_island_room_is_two_heights_narrow_no_less_than_wide(cls):
         },
     )
     bigger = island_room(taller())
-    assert bigger[0] > height[0] and bigger[1] > height[1]
+    assert all(b > h for b, h in zip(bigger, height, strict=True))
 
 
 @pytest.mark.parametrize("cls", FIGURES.values(), ids=lambda cls: cls.__name__)

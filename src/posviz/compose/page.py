@@ -85,7 +85,7 @@ class Part:
     root: str = ""
     figure: dict = field(default_factory=dict)
     figure_id: int = 0  # a figure's: its island's data-figure, for the page's scripts
-    island_height: tuple[int, int] = (0, 0)  # a figure's room before it is drawn
+    island_height: tuple[int, int, int] = (0, 0, 0)  # a figure's room: wide, mid, narrow
 
 
 def value_text(figure, name: str) -> tuple[str, str]:

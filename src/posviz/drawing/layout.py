@@ -195,38 +195,47 @@ def figure_layout(figure: object) -> pn.Column:
 # (fitted once to the drawn figures at 1280 and 390 px; tests/ui/test_lazy.py and
 # tests/ui/test_newcomer_export.py measure figures against the room this gives).
 SLIDER_ROOM = 60  # a slider with its title and margins
-BUTTONS_ROOM = 64  # a row of buttons with its title
+BUTTONS_ROOM = 56  # a row of buttons
 BUTTON_ROOM = 33  # one button of a vertical group
 TEXT_ROOM = 80  # the "Show the numbers" toggle and the margins around the text
 LINE_ROOM = 24  # a line of the readout
-LINE_CHARS = (100, 42)  # characters of the readout on a line: wide, narrow
+# Characters of the readout on a line: beside the controls, below them, on a phone.
+LINE_CHARS = (100, 135, 44)
 PLOT_GAP = 19  # between two plots stacked on a phone
+PHONE_ACROSS = 330  # px a plot has across in a card on a phone (390 px of viewport)
 # The room kept is a little less than the estimate: a short jump when the figure is
 # drawn is better than a gap left under it.
-UNDER = 0.98
+UNDER = 0.97
 
 
-def plot_height(spec) -> int:
-    """The height a ``Plot`` is drawn at: its own, its frame's and a title's, or HoloViews'."""
+def plot_height(spec, across: float | None = None) -> float:
+    """The height a ``Plot`` is drawn at: its own, its frame's and a title's, or HoloViews'.
+
+    A plot with a fixed frame keeps its shape (``plot_pane``), so in a card ``across`` px
+    wide that is narrower than its frame it is drawn that much lower.
+    """
     if spec.options.get("height"):
         return spec.options["height"]
     if spec.options.get("frame_height"):
-        return spec.options["frame_height"] + 30
+        width, height = spec.options["frame_width"], spec.options["frame_height"] + 30
+        return height * min(1.0, (across or width) / width)
     first = next(iter(spec.elements.values()))
     return hv.Store.registry["bokeh"][type(first)].height
 
 
-def island_room(figure) -> tuple[int, int]:
-    """The least height in px the figure's island takes drawn: (wide, narrow).
+def island_room(figure) -> tuple[int, int, int]:
+    """The least height in px the figure's island takes drawn: (wide, mid, narrow).
 
     Derived from what the figure draws: its plots' heights, its controls and its
-    readout's length. Wide (700 px of viewport and more): one plot sits beside
-    the controls, two or more below a row of them. Narrow: everything stacks.
-    The island keeps this room until the figure is drawn (site.css), so the
-    text below it stays put.
+    readout's length. Wide (1000 px of viewport and more) and mid (700 to 999):
+    one plot sits beside the controls; two or more sit below a row of them, all
+    in one row when wide, two to a row when mid. Narrow: everything stacks. The
+    island keeps this room until the figure is drawn (site.css), so the text
+    below it stays put.
     """
     specs = figure.draw(hv, figure.frame())
     heights = [plot_height(spec) for spec in specs]
+    stacked = [plot_height(spec, PHONE_ACROSS) for spec in specs]
     controls = []
     for name in figure.sliders():
         if name in figure.used_when and name in idle_at_opening(figure):
@@ -238,16 +247,19 @@ def island_room(figure) -> tuple[int, int]:
         else:
             controls.append(BUTTONS_ROOM if widget else SLIDER_ROOM)
     paragraphs = figure.readout().replace("**", "").split("  \n")
-    wide_text, narrow_text = (
-        TEXT_ROOM + LINE_ROOM * sum(-(-len(line) // chars) for line in paragraphs)
-        for chars in LINE_CHARS
-    )
+
+    def text(chars: int) -> int:
+        return TEXT_ROOM + LINE_ROOM * sum(-(-len(line) // chars) for line in paragraphs)
+
+    beside, below, narrow_chars = LINE_CHARS
     if len(specs) == 1:  # beside its controls
-        wide = max(sum(controls), heights[0] + wide_text)
+        wide = mid = max(sum(controls), heights[0] + text(beside))
     else:  # below a row of controls
-        wide = max(controls) + max(heights) + wide_text
-    narrow = sum(controls) + sum(heights) + PLOT_GAP * (len(heights) - 1) + narrow_text
-    return int(UNDER * wide), int(UNDER * narrow)
+        wide = max(controls) + max(heights) + text(below)
+        rows = [max(heights[n : n + 2]) for n in range(0, len(heights), 2)]
+        mid = max(controls) + sum(rows) + PLOT_GAP * (len(rows) - 1) + text(below)
+    narrow = sum(controls) + sum(stacked) + PLOT_GAP * (len(heights) - 1) + text(narrow_chars)
+    return int(UNDER * wide), int(UNDER * mid), int(UNDER * narrow)
 
 
 def idle_at_opening(figure) -> set[str]:

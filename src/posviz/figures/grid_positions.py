@@ -37,7 +37,7 @@ from posviz.maths import encoding
 
 SCHEMES = ("raster", "sincos", "relative")
 LABELS = {"raster": "1-D raster", "sincos": "2-D sin-cos", "relative": "relative bias"}
-WIDTHS = (16, 32, 64, 128, 256, 768)
+WIDTHS = (16, 64, 256, 768)
 WINDOW = 7  # Swin's window side M, in patches (Liu et al., 2021, §3.3)
 ENTRIES = (2 * WINDOW - 1) ** 2
 BASE = 10000.0
@@ -159,7 +159,8 @@ class GridPositions(Figure):
         "patch's window uses (grey: outside the window)."
     )
     stepped_slider = "row"
-    widgets = {"scheme": "buttons", "width": "buttons"}
+    # Three long names do not fit side by side in the controls' column.
+    widgets = {"scheme": {"type": "buttons", "orientation": "vertical"}, "width": "buttons"}
     # The width d sets the sin-cos embeddings; the relative bias has none.
     used_when = {"width": ("scheme", ("raster", "sincos"))}
 
@@ -254,10 +255,10 @@ class GridPositions(Figure):
         off = np.full((g, g), OFF, dtype=int)
         if self.scheme == "relative":
             shaded, entries = off, self.entries()
-            name = f"Swin: bias-table entry of each key (of {ENTRIES})"
+            name = f"Swin: table entries (of {ENTRIES})"
         else:
             shaded, entries = stretched(self.similarities()), off
-            name = f"{LABELS[self.scheme]}: similarity to patch ({self.row}, {self.col})"
+            name = f"{LABELS[self.scheme]}: patch ({self.row}, {self.col})"
         extent = {"dw": [float(g)], "dh": [float(g)]}
         return {
             "similarity": {"data": {"image": [shaded], **extent}},
