@@ -183,6 +183,24 @@ def test_every_plot_is_named_and_drawn_on_a_2d_canvas_not_webgl(cls, sliders):
 
 
 @pytest.mark.parametrize("cls", FIGURES.values())
+def test_no_line_glyph_is_drawn_in_an_ink_the_dark_theme_recolours(cls):
+    """The dark theme recolours ink (compose/page_script.js) in the browser, and the live page
+    sends the change back to Python, where a line's colour (a Bokeh Line: one colour, not a
+    column) refuses the value BokehJS sends: the live figures then stop. Draw lines in the
+    palette; spans, markers and text may use ink."""
+    from bokeh.models import GlyphRenderer, Line
+
+    from posviz.compose.page_script import LIGHT_INKS
+
+    for plot in plots(cls()):
+        for renderer in hv.render(plot).select(GlyphRenderer):
+            if isinstance(renderer.glyph, Line):
+                assert str(renderer.glyph.line_color).lower() not in LIGHT_INKS, (
+                    f"{cls.__name__}: a curve drawn in {renderer.glyph.line_color}; use the palette"
+                )
+
+
+@pytest.mark.parametrize("cls", FIGURES.values())
 def test_every_slider_is_documented_and_bounded(cls):
     figure = cls()
     for name in figure.sliders():

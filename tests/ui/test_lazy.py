@@ -22,6 +22,19 @@ from tests.support.pages import (
 
 pytestmark = pytest.mark.browser
 TOPIC = "topic-positional-encoding.html"
+
+
+def topic_figures() -> list[int]:
+    """The figures the topic page shows, in its order (as content places them)."""
+    from posviz import content
+    from tests.support.compose import CONTENT
+
+    site = content.load(CONTENT)
+    uses = site.figure_uses(site.topics["positional-encoding"])
+    return list(dict.fromkeys(use.figure_id for use in uses))
+
+
+TOPIC_FIGURES = topic_figures()
 FAR, FAR_INDEX, FAR_PLOT = 4121, 3, "posviz-4121-layers1"
 PAINTED = (
     "() => window.posvizLazy && Bokeh.index.roots.length"
@@ -124,7 +137,7 @@ def test_printing_draws_every_waiting_figure(static_site, page):
     assert page.evaluate("posvizLazy.waiting()") != []
     page.emulate_media(media="print")
     page.wait_for_function("() => posvizLazy.waiting().length === 0", timeout=15_000)
-    for figure in (96, 710, 7256, 4121):
+    for figure in TOPIC_FIGURES:
         assert views_of(page, figure) == 1, figure
     assert page.errors == []
 
@@ -151,7 +164,7 @@ def test_each_figure_s_room_fits_the_figure_drawn_in_it(browser, static_site, wi
                  return [Number(el.dataset.figure), room, drawn];
                })"""
         )
-        assert len(found) == 4
+        assert [figure for figure, _, _ in found] == TOPIC_FIGURES
         for figure, room, drawn in found:
             assert room <= drawn + 1, f"figure {figure} at {width}px: room {room} > drawn {drawn}"
             assert drawn <= 1.34 * room, f"figure {figure} at {width}px: drawn {drawn}, room {room}"

@@ -33,7 +33,7 @@ def test_topic_page_reads_right_and_every_figure_answers_its_slider(served, page
         "Read · read first: Attention Before Transformers — Score, Squash, Multiply",
     ]
     attributions = [text for text in page.locator(".posviz-figure-block .muted").all_inner_texts()]
-    assert attributions == [
+    assert attributions[:4] == [  # the seed's four, first; the later pages' figures follow
         "From Attention Is All You Need — The Transformer, Block by Block › 2. The Encoder Layer",
         "From Attention Is All You Need — The Transformer, Block by Block › "
         "4. Embeddings and Positional Encoding",
@@ -42,11 +42,9 @@ def test_topic_page_reads_right_and_every_figure_answers_its_slider(served, page
         "From Attention Meets Pixels — Windows, Axes and the First Fully Attentional Networks › "
         "4. Axes: Attention One Axis at a Time",
     ]
-    assert page.locator(".chip").all_inner_texts() == [
-        "Self-attention 2",
-        "Efficient attention 1",
-        "Transformers 1",
-    ]
+    seed = ["Self-attention 2", "Efficient attention 1", "Transformers 1"]
+    chips = page.locator(".chip").all_inner_texts()
+    assert [chip for chip in chips if chip in seed] == seed  # the seed's tags, counts, order
 
     for index, (_, plot, slider) in enumerate(FIGURES):
         before = wait_for_plot(page, plot)

@@ -20,7 +20,7 @@ import math
 import numpy as np
 import param
 
-from posviz.figures.model import INK, PALETTE, EvenSlider, Figure, Plot, Slider
+from posviz.figures.model import PALETTE, EvenSlider, Figure, Plot, Slider
 
 DIRECTIONS = ("bidirectional", "causal")
 OFFSET = "offset j − i"
@@ -250,7 +250,7 @@ class RelativeOffsets(Figure):
         curves = {}
         for key, label, colour in (
             ("shaw", "Shaw: clip(j − i, k) + k", PALETTE[2]),
-            ("t5", "T5: bucket", INK),
+            ("t5", "T5: bucket", PALETTE[4]),
         ):
             for part in ("curve", "dots"):
                 data = frame[f"{key}{part}"]["data"]

@@ -210,7 +210,7 @@ class RotaryScores(Figure):
                     ).opts(cmap="RdBu_r", clim=(-1, 1), colorbar=True),
                     "diagonal": hv.Curve(
                         (frame["diagonal"]["data"]["n"], frame["diagonal"]["data"]["m"]), *axes
-                    ).opts(color=INK, line_dash="dashed", line_width=2),
+                    ).opts(color=PALETTE[5], line_dash="dashed", line_width=2),
                     **spots,
                 },
                 frame_width=MAP_SIZE[0],
