@@ -1,7 +1,6 @@
 """Incremental builds (build/pagecache.py): a route is pre-rendered again only when an input
 of it changed, and a build from the cache is byte-identical to a full one."""
 
-import hashlib
 import re
 import shutil
 from pathlib import Path
@@ -12,17 +11,10 @@ from posviz import content
 from posviz.build import pagecache
 from posviz.build.export import build
 from posviz.compose.routes import routes
+from tests.support.scratch import differences, write_content
 
 ROOT = Path(__file__).resolve().parents[1]
 SETTINGS = {"cdn_root": "static/panel/", "base_url": None}
-
-
-def digest(folder: Path) -> dict[str, str]:
-    return {
-        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(folder.rglob("*"))
-        if p.is_file()
-    }
 
 
 @pytest.fixture
@@ -126,43 +118,6 @@ def test_a_pin_or_any_other_code_change_changes_every_route(copy, tmp_path, monk
     assert all(before[name] != after[name] for name in before)
 
 
-TINY_PAGE = """---
-slug: clock
-title: A clock of positions
-kind: Read
-builds_on: []
-tags: [Scratch]
-summary: A scratch page that shows one figure.
----
-
-## 1. Hands
-
-Each pair of dimensions turns like the hand of a clock.
-
-::: figure 710
-
-## 2. Reading
-
-The hands together give each position its own reading.
-"""
-TINY_TOPIC = """---
-slug: scratch
-title: Scratch
-category: Mechanisms
-intro: A scratch topic over one page.
-read_first: []
-pages: [clock]
----
-Read the one page.
-"""
-
-
-def identical(one: Path, other: Path) -> list[str]:
-    """Files that differ between two built sites (or exist in one only)."""
-    a, b = digest(one), digest(other)
-    return sorted(name for name in a.keys() | b.keys() if a.get(name) != b.get(name))
-
-
 def converted(log: str) -> str:
     return re.search(r"converting \d+ dashboards[^\n]*", log).group(0)
 
@@ -178,11 +133,7 @@ def test_incremental_builds_after_a_page_a_figure_and_a_pin_edit_are_byte_identi
     the figure and pin edits change bytes, not output) is byte-identical to each.
     The frames and compiled bytecode come from the build cache the session shares.
     """
-    root = tmp_path / "content"
-    (root / "pages").mkdir(parents=True)
-    (root / "topics").mkdir()
-    (root / "pages" / "clock.md").write_text(TINY_PAGE, "utf-8")
-    (root / "topics" / "scratch.md").write_text(TINY_TOPIC, "utf-8")
+    root = write_content(tmp_path / "content")
     monkeypatch.setenv("POSVIZ_CONTENT", str(root))
     monkeypatch.setenv(pagecache.CACHE_ENV, str(tmp_path / "pages"))
     package, modules = editable_posviz(tmp_path, monkeypatch)
@@ -211,7 +162,7 @@ def test_incremental_builds_after_a_page_a_figure_and_a_pin_edit_are_byte_identi
     monkeypatch.setenv(pagecache.CACHE_ENV, str(tmp_path / "empty"))  # every page afresh
     assert build(tmp_path / "full") == 0
     for incremental in ("page-edit", "figure-edit", "pin-edit"):
-        assert identical(tmp_path / incremental, tmp_path / "full") == [], incremental
+        assert differences(tmp_path / incremental, tmp_path / "full") == [], incremental
     # And the edit is in the site: the cache did not hand back the old page.
     assert "One sentence more." in (tmp_path / "full" / f"page-{slug}.html").read_text("utf-8")
     assert "One sentence more." not in (tmp_path / "first" / f"page-{slug}.html").read_text()

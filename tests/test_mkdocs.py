@@ -85,6 +85,10 @@ def test_a_site_that_is_not_a_site_is_named(tmp_path):
             "posviz-figure 710: d_model=17: must be even, not 17.",
         ),
         (
+            "::: posviz-figure 710 d_model=24",
+            "posviz-figure 710: d_model=24: must be in steps of 16 from 16 to 1024",
+        ),
+        (
             "::: posviz-figure 710 speed=3",
             "posviz-figure 710: figure 710 has no slider 'speed'; its sliders are pos, d_model",
         ),

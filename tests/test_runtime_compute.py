@@ -135,3 +135,20 @@ def test_the_numpy_tier_answers_with_numpy_and_param_only(figure_id):
     )
     modules = ("panel", "holoviews", "bokeh", "pandas", "yaml")
     assert imported(code, modules)[0] == []
+
+
+@pytest.mark.parametrize(
+    "figure_id,change,why",
+    [
+        (710, {"d_model": 24}, "d_model = 24: must be in steps of 16 from 16 to 1024"),
+        (710, {"d_model": 17}, "must be even, not 17"),
+        (96, {"d_ff": 300}, "d_ff = 300: must be in steps of 256 from 256 to 8192"),
+    ],
+)
+def test_the_tier_refuses_what_a_link_may_not_set_in_the_links_words(figure_id, change, why):
+    """Step and parity as the deep-link grammar checks them (posviz/deeplinks.py), so the
+    numpy tier never answers a state that Python's page would refuse."""
+    cls = FIGURES[figure_id]
+    text, blob = compute.answer(json.dumps(request(cls, {**cls().values(), **change})))
+    assert why in json.loads(text)["refused"]
+    assert blob == b""

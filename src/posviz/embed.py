@@ -31,6 +31,7 @@ def figure_query(figure_id: int, options: dict[str, str], spell: str = ":{0}: {1
     ``spell`` writes an option as the author wrote it (``:pos: 24`` in
     reStructuredText, ``pos=24`` in Markdown) in the messages.
     """
+    from posviz import deeplinks
     from posviz.compose.links import parse
     from posviz.figures import FIGURES
 
@@ -38,6 +39,7 @@ def figure_query(figure_id: int, options: dict[str, str], spell: str = ":{0}: {1
         known = ", ".join(str(i) for i in FIGURES)
         raise ValueError(f"there is no figure {figure_id}; the figures are {known}")
     figure = FIGURES[figure_id]()
+    spec = {slider["name"]: slider for slider in deeplinks.figure_spec(figure)["sliders"]}
     values = {}
     for name, raw in options.items():
         if name not in figure.sliders():
@@ -46,7 +48,10 @@ def figure_query(figure_id: int, options: dict[str, str], spell: str = ":{0}: {1
                 + ", ".join(figure.sliders())
             )
         try:
-            setattr(figure, name, parse(raw.strip(), figure.param[name]))
+            value = parse(raw.strip(), figure.param[name])
+            setattr(figure, name, value)
+            # What no widget reaches (a value off the step) is refused as a link refuses it.
+            deeplinks.check(value, spec[name])
         except ValueError as why:
             reason = str(why).split("' ", 1)[-1]
             raise ValueError(f"{spell.format(name, raw.strip())}: {reason}") from None

@@ -59,19 +59,34 @@ PYODIDE_WORKER = ("panel.io.pyodide", ("_link_docs_worker", "_convert_json_patch
 # only way to add the allowed range to its error. Used by figures/model.py (FullBounds).
 PARAM_VALIDATE_BOUNDS = ("param", "Number", "_validate_bounds")
 
-# A value the browser sends is applied by ``Syncable._process_events``, which
-# converts it (``_process_property_change``: IntSlider does int(value), a button
-# group indexes its options) and sets the widget, whose pn.Param link sets the
-# figure. A failure anywhere there is logged as a traceback and leaves the
-# browser showing the refused value; Panel has no hook between "the browser
-# sent" and "the widget changed". drawing/controls.py (SnapBack) overrides
-# _process_events to check first, with the parameter's own ``_validate``, and
-# send the figure's value back instead.
+# A value the browser sends is applied by ``Syncable._process_events``: it
+# converts the value (IntSlider does int(value), a button group indexes its
+# options) and sets the widget, whose pn.Param link sets the figure. A failure
+# there is logged as a traceback and leaves the browser showing the refused
+# value; Panel has no hook between "the browser sent" and "the widget changed".
+# drawing/controls.py (SnapBack) overrides _process_events to check first (the
+# widget parameter's own ``_validate``, then the figure's), and on a refusal
+# triggers the parameters behind the refused properties (``_property_mapping``:
+# parameter → Bokeh property) so the browser is sent the widget's own again.
+# SnapBack also overrides ``_get_model``, where Panel makes a widget's Bokeh
+# model in a document, to register the model with the document's guard, and
+# ``_linked_properties`` (the properties Panel listens to), which names a property
+# once per parameter behind it, so that one change is handled once.
 SNAP_BACK = [
     ("panel.reactive", "Syncable", "_process_events"),
-    ("panel.reactive", "Syncable", "_process_property_change"),
+    ("panel.reactive", "Syncable", "_property_mapping"),
+    ("panel.reactive", "Syncable", "_linked_properties"),
+    ("panel.viewable", "Viewable", "_get_model"),
     ("param", "Parameter", "_validate"),
 ]
+
+# Not private by name, but relied upon as undocumented behaviour: Bokeh's
+# server applies a browser's PATCH-DOC by calling the document's own
+# ``apply_json_patch`` with the session as ``setter`` (Panel's worker does the
+# same, with "js"), and validates each value only while applying it, failing
+# with a traceback. drawing/controls.py (guard) wraps that method on each
+# document that holds a SnapBack widget, to refuse what the widget would.
+PATCH_ENTRY = ("bokeh.document.document", "Document", "apply_json_patch")
 
 
 # Not private by name, but no documented API either: what a HoloViews hook is
@@ -154,6 +169,7 @@ def python_internals() -> list[tuple[str, str, str]]:
         MODEL_IDS,
         APP_PATH_PATTERN,
         ("bokeh.util.serialization", "", "_simple_id_lock"),
+        PATCH_ENTRY,
         *SNAP_BACK,
         *[(module, "", n) for n in names],
         *[(plot_module, plot_class, n) for n in plot_names],

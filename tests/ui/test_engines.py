@@ -429,6 +429,55 @@ def test_a_missing_file_is_a_message_and_the_preview_stays(tour):
     assert "pyodide.js" in message or "404" in message, message
 
 
+# 300 steps of one slider in 5 s, as a fast drag: each a widget change the page answers.
+DRAG_JS = """() => {
+  const figure = posvizFrames.figures[4121];
+  const slider = figure.index.sliders.find((s) => s.kind === "slider");
+  const widget = figure.models.widgets[slider.name];
+  const [low, high] = [widget.start, widget.end];
+  window.dragErrors = [];
+  window.addEventListener("error", (event) => dragErrors.push(String(event.message)));
+  let n = 0;
+  const timer = setInterval(() => {
+    const value = low + (n % (high - low + 1));
+    try { widget.value = value; } catch (error) { dragErrors.push(String(error)); }
+    n += 1;
+    if (n >= 300) { clearInterval(timer); window.dragDone = {name: slider.name, last: value}; }
+  }, 16);
+  return slider.name;
+}"""
+
+
+def test_a_fast_drag_writes_the_url_a_few_times_and_the_figure_answers(tour):
+    """WebKit and Safari refuse more than 100 URL writes in 10 s; a drag must stay under."""
+    site = tour.serve(inject(HISTORY, {"pyodide/pyodide.js": lambda original: None}))
+    page = tour.pages["drag"] = tour.engine.page()  # a preview that stays one: no Python
+    page.goto(f"{site}/figure-4121.html")
+    page.wait_for("() => document.body.dataset.posvizFrames === 'ready'", timeout=LIVE)
+    name = page.evaluate(DRAG_JS)
+    done = page.wait_for("() => window.dragDone", timeout=ANSWER, what="300 steps")
+    page.wait_for(
+        "(want) => new URLSearchParams(location.search).get(want.name) === String(want.last)",
+        done,
+        timeout=ANSWER,
+        what=f"the URL to say {name}={done['last']}",
+    )
+    found = page.evaluate(
+        "() => ({writes: posvizFrames.urlWrites, errors: dragErrors,"
+        " state: posvizFrames.state[4121], value: posvizFrames.figures[4121].values})"
+    )
+    assert found["errors"] == [], found
+    assert found["state"] == "frame", found
+    assert found["value"][name] == done["last"], found
+    assert 1 <= found["writes"] <= 5 * 4 + 2, found  # at most one per 250 ms
+    # Whatever writes too often (Panel's own writes, live) is refused quietly and retried.
+    said = page.evaluate(
+        "() => { for (let n = 0; n < 150; n++) history.replaceState(null, '', `?n=${n}`);"
+        " return 'kept on'; }"
+    )
+    assert said == "kept on"
+
+
 def test_nothing_left_the_machine(tour):
     assert tour.engine.site_blocked() == []
 

@@ -129,8 +129,7 @@ def compile_wheels(
         if wheel.name not in pinned
     }
     for wheel, done in unpinned.items():
-        recorded = done.with_name(done.name + ".sha256")
-        if done.is_file() and recorded.is_file() and pins.sha256_file(done) == recorded.read_text():
+        if _kept_unpinned(done):
             shutil.copy2(done, wheel)
         else:
             unpinned[wheel] = None  # compiled below, then kept
@@ -188,6 +187,24 @@ def _check_fresh(done: Path, expected: str) -> None:
             f"{error}. Its wheel, the slimming rules or Pyodide changed; "
             "if that change is intended, pin the new sha256"
         ) from None
+
+
+def _kept_unpinned(done: Path) -> bool:
+    """Whether ``done`` (an unpinned compiled wheel) is there with the sha256 kept beside it.
+
+    One that differs is reported in one line and removed: it is compiled again.
+    """
+    recorded = done.with_name(done.name + ".sha256")
+    if not done.is_file():
+        return False
+    if recorded.is_file() and pins.sha256_file(done) == recorded.read_text("utf-8").strip():
+        return True
+    print(
+        f"posviz: cached bytecode {done} does not match its sha256; compiling it again",
+        file=sys.stderr,
+    )
+    done.unlink()
+    return False
 
 
 def _intact(done: Path, expected: str) -> bool:

@@ -44,6 +44,7 @@ from posviz.build import (
     target,
     wheels,
 )
+from posviz.build import prerender as prerender_script
 from posviz.build.scan import scan
 from posviz.compose import page as page_model
 from posviz.compose.routes import Route, routes
@@ -125,30 +126,33 @@ def check_host_versions() -> None:
 def prerender(
     names: list[str], out: Path, cdn_root: str, processes: int = 2, base_url: str | None = None
 ) -> None:
-    """Pre-render every route with `panel convert`, split over a few processes."""
-    env = {**os.environ, "PYTHONHASHSEED": "0", "POSVIZ_EXPORT": "1", "PANEL_CDN_ROOT": cdn_root}
-    env.pop(page_model.BASE_URL_ENV, None)
-    if base_url:
-        env[page_model.BASE_URL_ENV] = base_url
+    """Pre-render every route with `panel convert`, split over a few processes.
+
+    They run in a clean environment (``prerender.environment``) with an empty home.
+    """
     batches = [names[i::processes] for i in range(processes)]
-    running = [
-        subprocess.Popen(
-            [sys.executable, "-m", "posviz.build.prerender", str(out), *batch],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        for batch in batches
-        if batch
-    ]
-    try:
-        results = [(process, process.communicate()[0]) for process in running]
-    finally:  # interrupted or failed: no converter outlives the build
-        for process in running:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+    with tempfile.TemporaryDirectory(prefix="posviz-home-") as home:
+        env = prerender_script.environment(Path(home), cdn_root, base_url)
+        running = [
+            subprocess.Popen(
+                [sys.executable, "-m", "posviz.build.prerender", str(out), *batch],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+            )
+            for batch in batches
+            if batch
+        ]
+        try:
+            results = [(process, process.communicate()[0]) for process in running]
+        finally:  # interrupted or failed: no converter outlives the build
+            for process in running:
+                if process.poll() is None:
+                    process.kill()
+                    process.wait()
     for process, output in results:
         if process.returncode:
             raise BuildError(f"panel convert failed (exit {process.returncode}):\n{output[-4000:]}")
@@ -658,14 +662,17 @@ def sitemap(out: Path, found: list[Route], base_url: str) -> None:
     )
 
 
-def add_frames(out: Path, found: list[Route]) -> dict:
+def add_frames(out: Path, found: list[Route], fresh: dict[str, dict]) -> dict:
     """Tier 1: each figure's precomputed frames, and the script that applies them.
 
     Every page that shows figures gets the script and its settings (``frames.py``,
-    ``frames.js``); the frames' files are listed in site.json.
+    ``frames.js``); the frames' files are listed in site.json. Frames computed
+    now go into ``fresh``, to be kept once the build's checks pass.
     """
-    listed = frames.write_frames(out, {fid for route in found for fid in route.figures})
-    script = assets.render("posviz.build", "frames.js").encode("utf-8")
+    listed = frames.write_frames(out, {fid for route in found for fid in route.figures}, fresh)
+    # The deep-link grammar first: frames.js reads and writes links with it.
+    script = assets.render("posviz.build", "links.js") + assets.render("posviz.build", "frames.js")
+    script = script.encode("utf-8")
     (out / "posviz-frames.js").write_bytes(script)
     for route in found:
         if not route.figures:
@@ -802,20 +809,23 @@ def make_site(
         f"converting {len(missing)} dashboards"
         + (f" ({reused} unchanged, reused)" if reused else "")
     )
+    # The cache keeps each page as rewritten: the key covers its inputs (the
+    # route, the settings, posviz's code), so a reused page needs no rewrite.
+    # What this build made is kept only after its last check (the scan), below.
+    fresh_pages: dict[str, str] = {}
+    fresh_frames: dict[str, dict] = {}
     if missing:
         prerender(missing, out, cdn_root, base_url=base_url)
-        # The cache keeps each page as rewritten: the key covers its inputs (the
-        # route, the settings, posviz's code), so a reused page needs no rewrite.
         for name in missing:
             page = out / f"{name}.html"
-            page.write_text(rewrite_page(page.read_text("utf-8"), name, cdn), "utf-8")
-        pagecache.store(route_keys, out, missing)
+            fresh_pages[name] = rewrite_page(page.read_text("utf-8"), name, cdn)
+            page.write_text(fresh_pages[name], "utf-8")
     copy_stylesheet(out)
     if base_url:
         sitemap(out, found, base_url)
     share_page_scripts(out)
     log("computing the figures' frames")
-    listed = add_frames(out, found)
+    listed = add_frames(out, found, fresh_frames)
     wheel_dir = out / WHEEL_DIR
     wheel_dir.mkdir()
     log("collecting wheels")
@@ -846,3 +856,6 @@ def make_site(
                 f"pages would still fetch from outside the site: {findings[0]}{more}\n"
                 + "\n".join(f"  {f}" for f in findings)
             )
+    pagecache.store(route_keys, fresh_pages)
+    for key, files in fresh_frames.items():
+        pagecache.store_frames(key, files)

@@ -7,11 +7,16 @@
 // when the reader moves a slider. A state without a frame (two sliders moved,
 // files missing or corrupt) hides the plots and says "Computing…" until Python
 // takes over: never a plot that does not match its sliders. Every value set
-// here goes into the URL and to the worker, so Python starts from it.
+// here goes into the URL and to the worker, so Python starts from it. Each
+// figure listens from the paint on its own: one whose frames are late says
+// "Computing…" and hands the value on, and never waits for another's files.
+// Deep links are read and written by the grammar Python uses (links.js).
 (function () {
   const settings = document.getElementById("posviz-frames");
   if (!settings) return;
   const CONFIG = JSON.parse(settings.textContent);
+  const Links = window.posvizLinks;
+  const PAGE = CONFIG.links;
   const COMPUTING = "Computing… (waiting for Python)";
   const body = document.body;
   const api = (window.posvizFrames = {
@@ -109,7 +114,7 @@
     const values = column(index, pool, ref);
     const shape = index.columns[ref.$][3];
     if (like && like.shape && like.constructor !== Array) {
-      try { return new like.constructor(values, shape); } catch (error) { /* below */ }
+      try { return new like.constructor(values, shape); } catch (_error) { /* below */ }
     }
     const rows = [];
     for (let r = 0; r < shape[0]; r++) rows.push(Array.from(values.subarray(r * shape[1], (r + 1) * shape[1])));
@@ -185,6 +190,7 @@
     }
   }
 
+  // The widgets at `values`; their bounds as `bounds` says (null: left as they are).
   function setWidgets(figure, values, bounds) {
     figure.applying = true;
     try {
@@ -194,7 +200,8 @@
           const active = slider.options.indexOf(values[slider.name]);
           if (widget.active !== active) widget.active = active;
         } else {
-          const [start, end] = (bounds && bounds[slider.name]) || slider.bounds;
+          const [start, end] = bounds === null ? [widget.start, widget.end]
+            : (bounds[slider.name] || slider.bounds);
           if (widget.start !== start || widget.end !== end) widget.setv({start, end});
           if (widget.value !== values[slider.name]) widget.value = values[slider.name];
         }
@@ -209,7 +216,7 @@
     const {index} = figure;
     const text = {};
     for (const [role, at] of Object.entries(frame.text)) text[role] = index.strings[at];
-    show(figure, {values: frame.values, bounds: frame.bounds, part: index.parts[frame.models],
+    show(figure, {values: frame.values, bounds: frame.bounds || {}, part: index.parts[frame.models],
                   columns: index.columns, pool: figure.pool, text});
     api.state[index.figure] = "frame";
   }
@@ -225,8 +232,9 @@
       if (models.text[role]) models.text[role].text = figure.text[role];
     }
     showNumbers(figure);
-    setWidgets(figure, frame.values, frame.bounds);
+    setWidgets(figure, frame.values, frame.bounds || {});
     figure.values = {...frame.values};
+    figure.good = {...frame.values}; // the last state shown, for a refusal to return to
   }
 
   // Tier 2: ask the worker's numpy tier for the frame of the figure's values.
@@ -269,7 +277,7 @@
     if (!figure || live()) return;
     const answer = JSON.parse(message.answer);
     if (answer.refused) {
-      console.warn(`posviz frames: figure ${message.figure}: Python cannot compute this state (${answer.refused}); waiting for the full page`);
+      refused(figure, answer.refused);
       return;
     }
     if (!answer.text || keyOf(figure, answer.values) !== keyOf(figure, figure.values)) return;
@@ -279,6 +287,31 @@
     api.computed[figure.id] = performance.now();
     writeUrl(figure, figure.values);
   };
+  // The numpy tier refused the figure's values: say why, as Python's notice would,
+  // and go back to the last state shown (a frame's, when there is one).
+  function refused(figure, why) {
+    const written = Object.values((linkAsked.written || {})[figure.id] || {});
+    const what = written.length ? written.join(", ") : `figure ${figure.id}`;
+    console.warn(`posviz frames: ${what}: ${why}`);
+    showNotice([...linkAsked.problems, `${what}: ${why}`]);
+    figure.refusedLink = true;
+    const frame = figure.index.frames ? frameFor(figure, figure.good, null) : null;
+    if (frame) showFrame(figure, frame);
+    else restorePaint(figure);
+    api.state[figure.id] = "refused";
+    // The URL keeps what the link said: Python reads it alike, and refuses it alike.
+  }
+
+  // The figure as the paint drew it (its frames not in yet): plots, texts and widgets.
+  function restorePaint(figure) {
+    const {paint, models} = figure;
+    showPlots(figure, true);
+    for (const plot of models.plots) plot.title.text = figure.saved.get(plot).title;
+    for (const [role, text] of Object.entries(paint.text)) models.text[role].text = text;
+    setWidgets(figure, paint.values, null);
+    figure.values = {...paint.values};
+  }
+
   api.numpy = (message) => {
     api.numpyAt = performance.now();
     api.numpyTimings = message.timings; // the worker's stages so far (benchmarks read them)
@@ -308,13 +341,13 @@
     figure.index.sliders.filter((s) => !s.implied).map((s) => values[s.name]));
 
   // The frame for the figure's values, if the build computed it.
-  function frameFor(figure, values, moved) {
+  function frameFor(figure, values, moved, current = figure.values) {
     const {index} = figure;
     const slider = index.sliders.find((s) => s.name === moved);
     let key;
     if (slider && slider.implied) {
       const target = index.moves[moved][String(values[moved])];
-      key = target === null ? keyOf(figure, figure.values) : target;
+      key = target === null ? keyOf(figure, current) : target;
     } else {
       key = keyOf(figure, values);
     }
@@ -322,30 +355,63 @@
     return at === undefined ? null : index.frames[at];
   }
 
-  function urlKey(figure, name) {
-    return CONFIG.single ? name : `${figure.id}.${name}`;
+  // The URL, written at most every URL_GAP ms with the last value always written:
+  // WebKit and Safari refuse a page more than 100 writes in 10 s, and a drag is
+  // one change per value. Until a write lands, the pending query is the truth.
+  const URL_GAP = 250;
+  let pendingSearch = null;
+  let urlTimer = null;
+  let lastWrite = -Infinity;
+  const currentSearch = () => (pendingSearch === null ? window.location.search : pendingSearch);
+
+  function flushUrl() {
+    urlTimer = null;
+    if (pendingSearch === null) return;
+    const url = new URL(window.location.href);
+    url.search = pendingSearch;
+    pendingSearch = null;
+    lastWrite = performance.now();
+    api.urlWrites = (api.urlWrites || 0) + 1;
+    // A write the browser refuses is retried by the page script (page_script.js).
+    if (url.href !== window.location.href) history.replaceState(history.state, "", url.href);
   }
 
-  function writeUrl(figure, before) {
-    const url = new URL(window.location.href);
-    for (const slider of figure.index.sliders) {
-      const value = figure.values[slider.name];
-      if (before[slider.name] !== value || url.searchParams.has(urlKey(figure, slider.name))) {
-        url.searchParams.set(urlKey(figure, slider.name), String(value));
-      }
-    }
-    if (url.href !== window.location.href) history.replaceState(history.state, "", url.href);
+  function setSearch(search) {
+    pendingSearch = search;
     tellPython();
+    const wait = lastWrite + URL_GAP - performance.now();
+    if (wait <= 0 && !urlTimer) flushUrl();
+    else if (!urlTimer) urlTimer = setTimeout(flushUrl, Math.max(0, wait));
+  }
+
+  // Write into the URL the sliders of `figure` that differ from `before`.
+  function writeUrl(figure, before) {
+    const changed = {};
+    for (const slider of figure.index.sliders) {
+      if (before[slider.name] !== figure.values[slider.name]) changed[slider.name] = figure.values[slider.name];
+    }
+    if (Object.keys(changed).length) setSearch(Links.write(currentSearch(), PAGE, {[figure.id]: changed}));
   }
 
   function tellPython() {
     const worker = window.posvizWorker;
-    if (worker && worker.port) worker.postMessage({type: "search", search: window.location.search});
+    if (worker && worker.port) worker.postMessage({type: "search", search: currentSearch()});
+  }
+
+  // The page's deep-link notice (Python's DeepLinks.notice), with `problems`.
+  function showNotice(problems) {
+    const doc = window.Bokeh && Bokeh.documents && Bokeh.documents[0];
+    if (!doc || !problems.length) return;
+    const notice = [...doc.all_models].find((model) => hasClass(model, "posviz-notice"));
+    if (!notice) return;
+    notice.text = escapeHtml(Links.noticeHtml(problems));
+    notice.visible = true;
   }
 
   // The reader moved a widget on the preview.
   function moved(figure, name, value) {
     if (figure.applying || live()) return;
+    figure.touched = true;
     const before = {...figure.values};
     const values = {...figure.values, [name]: value};
     const frame = figure.index.frames ? frameFor(figure, values, name) : null;
@@ -375,22 +441,38 @@
     }
   }
 
-  // Values a deep link asks for, as the page's Python would read them.
-  function linked(figure) {
-    const query = new URLSearchParams(window.location.search);
-    const values = {...figure.values};
-    let any = false;
-    for (const slider of figure.index.sliders) {
-      const raw = query.get(urlKey(figure, slider.name)) ?? (CONFIG.single ? null : query.get(slider.name));
-      if (raw === null) continue;
-      any = true;
-      if (slider.kind === "buttons") {
-        if (slider.options.map(String).includes(raw)) values[slider.name] = slider.options.find((o) => String(o) === raw);
-      } else if (/^-?[0-9]+$/.test(raw)) {
-        values[slider.name] = Number(raw);
+  // What the page's link asks (Links.read at the paint): values, problems, as written.
+  let linkAsked = {values: {}, problems: [], written: {}};
+
+  // A deep link's values on a figure with frames, set one slider at a time in
+  // declaration order as Python sets them (a preset first, then a size): the
+  // frame each step reaches, else "Computing…" and the numpy tier.
+  function applyLink(figure, link) {
+    const {index} = figure;
+    let current = {...index.frames[index.states[index.opening]].values};
+    let values = {...current};
+    let frame = null;
+    let framed = true;
+    for (const slider of index.sliders) {
+      if (!(slider.name in link)) continue;
+      values = {...values, [slider.name]: link[slider.name]};
+      const next = framed ? frameFor(figure, values, slider.name, current) : null;
+      if (next) {
+        frame = next;
+        current = {...next.values};
+        values = {...next.values};
+      } else {
+        framed = false;
       }
     }
-    return any ? values : null;
+    if (framed && frame) {
+      showFrame(figure, frame);
+      return;
+    }
+    figure.values = values;
+    setWidgets(figure, values, null);
+    showComputing(figure);
+    askPython(figure);
   }
 
   // Fetching costs the page no CPU: it starts at once, while BokehJS parses, at a low
@@ -420,8 +502,8 @@
     }
   }
 
-  // A figure whose frames failed still keeps what the reader sets (URL, Python),
-  // and says "Computing…" until Python takes over.
+  // A figure as the paint leaves it, before its frames: its widgets from the page's
+  // settings, so what the reader sets goes into the URL and to Python at once.
   function bare(id, files, doc) {
     const index = {figure: Number(id), prefix: files.prefix, sliders: files.sliders, frames: null};
     const figure = {id: Number(id), index, saved: new Map(), applying: false, text: null};
@@ -433,63 +515,63 @@
     }
     figure.values = {};
     for (const slider of index.sliders) figure.values[slider.name] = widgetValue(figure, slider);
+    figure.good = {...figure.values};
+    const text = {};
+    for (const [role, model] of Object.entries(figure.models.text)) text[role] = model.text;
+    figure.paint = {values: {...figure.values}, text};
     return figure;
+  }
+
+  // The figure's frames arrived: from now on a move it has a frame for is shown at
+  // once. What the reader or the link set meanwhile is kept. False if they failed.
+  async function upgrade(id) {
+    const figure = api.figures[id];
+    const result = await load(id);
+    if (!result) return false;
+    if (!figure || live()) return true;
+    const opening = result.index.frames[result.index.states[result.index.opening]];
+    Object.assign(figure, result);
+    api.loaded[id] = "ready";
+    const link = linkAsked.values[id];
+    if (link && !figure.touched && !figure.refusedLink) {
+      applyLink(figure, link);
+    } else if (keyOf(figure, figure.values) !== keyOf(figure, opening.values)) {
+      const frame = frameFor(figure, figure.values, null);
+      if (frame) showFrame(figure, frame); // else it says "Computing…" and asked Python
+    } else {
+      figure.text = Object.fromEntries(Object.entries(opening.text).map(([r, at]) => [r, result.index.strings[at]]));
+      figure.good = {...opening.values};
+      api.state[id] = "frame";
+    }
+    return true;
   }
 
   async function start() {
     const doc = window.Bokeh && Bokeh.documents && Bokeh.documents[0];
     if (!doc) return;
     api.startedAt = performance.now();
-    tellPython();
+    linkAsked = Links.read(window.location.search, PAGE);
+    showNotice(linkAsked.problems);
     const entries = Object.entries(CONFIG.figures);
-    const results = await Promise.all(entries.map(([id]) => load(id)));
-    if (live()) return;
-    let failed = 0;
-    entries.forEach(([id], n) => {
-      const result = results[n];
-      if (!result) {
-        failed += 1;
-        const figure = bare(id, CONFIG.figures[id], doc);
-        if (figure) {
-          api.figures[id] = figure;
-          listen(figure);
-          if (linked(figure)) {  // a deep link no frame can show
-            figure.values = {...figure.values, ...linked(figure)};
-            showComputing(figure);
-            askPython(figure);
-          }
-        }
-        return;
-      }
-      const figure = {id: Number(id), ...result, saved: new Map(), applying: false, text: null};
-      const opening = result.index.frames[result.index.states[result.index.opening]];
-      figure.values = {...opening.values};
-      figure.text = Object.fromEntries(Object.entries(opening.text).map(([r, at]) => [r, result.index.strings[at]]));
-      // What the reader did before the frames arrived counts.
-      const now = {};
-      for (const slider of result.index.sliders) now[slider.name] = widgetValue(figure, slider);
-      const asked = linked(figure);
+    for (const [id, files] of entries) {
+      const figure = bare(id, files, doc);
+      if (!figure) continue;
       api.figures[id] = figure;
-      api.loaded[id] = "ready";
       listen(figure);
-      const changed = result.index.sliders.filter((s) => now[s.name] !== figure.values[s.name]);
-      if (changed.length) {
-        for (const slider of changed) moved(figure, slider.name, now[slider.name]);
-      } else if (asked) {
-        const frame = frameFor(figure, asked, null);
-        if (frame) showFrame(figure, frame);
-        else {
-          figure.values = asked;
-          setWidgets(figure, asked, null);
-          showComputing(figure);
-          askPython(figure);
-        }
-      } else {
-        api.state[id] = "frame";
+      const link = linkAsked.values[id];
+      if (link) { // the pre-render shows the opening state, not the link's
+        figure.values = {...figure.values, ...link};
+        setWidgets(figure, figure.values, null);
+        showComputing(figure);
+        askPython(figure);
       }
-    });
-    api.readyAt = performance.now(); // when a press first answers (benchmarks read it)
-    body.dataset.posvizFrames = failed ? "failed" : "ready";
+    }
+    api.listeningAt = performance.now(); // every figure answers a move from here on
+    tellPython();
+    const upgraded = await Promise.all(entries.map(([id]) => upgrade(id)));
+    if (live()) return;
+    api.readyAt = performance.now(); // when every frame is in (benchmarks read it)
+    body.dataset.posvizFrames = upgraded.every(Boolean) ? "ready" : "failed";
   }
 
   // After the paint, as Python's start is: the frames never delay the figures.

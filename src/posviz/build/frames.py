@@ -21,6 +21,7 @@ import panel as pn
 import param
 from bokeh.document import Document
 
+from posviz import deeplinks
 from posviz.compose.routes import figure_route, href
 from posviz.drawing import model_name
 from posviz.drawing.layout import numbers_html
@@ -190,8 +191,12 @@ def figure_frames(cls) -> tuple[dict, bytes]:
     )
 
 
-def write_frames(out: Path, figure_ids) -> dict:
-    """frames/<id>.json and .bin for each figure; {id: {json, bin: {path, sha256, bytes}}}."""
+def write_frames(out: Path, figure_ids, fresh: dict[str, dict]) -> dict:
+    """frames/<id>.json and .bin for each figure; {id: {json, bin: {path, sha256, bytes}}}.
+
+    Frames computed now go into ``fresh`` ({key: files}): the build keeps them
+    (``pagecache.store_frames``) only once its checks have passed.
+    """
     from posviz.figures import FIGURES
 
     folder = out / FRAME_DIR
@@ -202,14 +207,15 @@ def write_frames(out: Path, figure_ids) -> dict:
     keys = pagecache.frame_keys(figure_ids)
     for figure_id in sorted(figure_ids):
         # The same inputs give the same bytes, so frames computed by an earlier build
-        # (kept under a content-hash key of the figure's module and posviz) are reused.
+        # (kept under a content-hash key of the figure's module and posviz) are reused
+        # when they are the bytes it kept (a damaged entry is computed again).
         files = pagecache.cached_frames(keys[figure_id])
         if files is None:
             index, blob = figure_frames(FIGURES[figure_id])
             text = json.dumps(index, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
             # Compressed on disk (the page unpacks them with DecompressionStream); mtime 0.
             files = {"json": gzip.compress(text, mtime=0), "bin": gzip.compress(blob, mtime=0)}
-            pagecache.store_frames(keys[figure_id], files)
+            fresh[keys[figure_id]] = files
         listed[str(figure_id)] = {}
         for kind, data in files.items():
             path = f"{FRAME_DIR}{figure_id}.{kind}.gz"
@@ -235,6 +241,9 @@ def page_config(route, listed: dict) -> str:
     from posviz.figures import FIGURES
 
     config = {"single": route.kind == "figure", "figures": {}}
+    # The deep-link grammar's view of the page (deeplinks.page_spec, read by links.js).
+    shown = [FIGURES[fid]() for fid in route.figures if str(fid) in listed]
+    config["links"] = deeplinks.page_spec(shown, config["single"])
     for fid in route.figures:
         if str(fid) in listed:
             figure = FIGURES[fid]()

@@ -5,8 +5,12 @@ so per route). Its output for one route is a function of that route's inputs
 alone, so it is kept under a key made of them, by content hash (never mtime):
 
 * posviz's code, templates and styles (every file of the package but the
-  figure modules), the pins (``build/pins.json``), the versions of Python,
-  panel, bokeh and holoviews, and the build's settings (CDN root, base URL);
+  figure modules), the pins (``build/pins.json``), the versions of Python and
+  zlib and of every library posviz requires, all the way down (panel, bokeh,
+  holoviews, param, numpy, jinja2, markdown-it-py, pyviz_comms...), and the
+  build's settings (CDN root, base URL). The pre-render runs in a clean
+  environment (build/prerender.py), so no variable of the build's own is an
+  input of a page;
 * the figure modules the route shows (home and tag pages name figures by
   title, so they take them all; a topic and the gallery take the ones they show);
 * the content it reads: a page its own file's data and the titles of the pages
@@ -16,27 +20,39 @@ alone, so it is kept under a key made of them, by content hash (never mtime):
 
 Everything after the pre-render (``rewrite_page``, pins, the worker's build id,
 the search index) runs on every page of every build; a figure's frames are
-kept the same way, under a key of posviz's code and the figure's module
-(``frame_keys``), and posviz's compiled bytecode under its wheel's sha256
-(build/bytecode.py), so a build from
+kept the same way, under a key of posviz's code, the figure's module and the
+Bokeh, Panel, HoloViews and Param variables of the build's environment
+(``frame_keys``: frames are computed in the build's own process), and posviz's
+compiled bytecode under its wheel's sha256 (build/bytecode.py), so a build from
 the cache is byte-identical to a full one (``tests/test_incremental.py``).
+
+An entry is trusted no more than a download: each file starts with a line
+naming it and the sha256 of what follows (``write_entry``), checked on every
+read (``read_entry``); one that differs is a miss, with a one-line warning,
+and is made again. A build keeps its pages and frames only once its checks
+pass (``store``, ``store_frames``, called at the end of ``make_site``).
 The cache sits in ``$POSVIZ_CACHE/pages/`` (or ``$POSVIZ_PAGE_CACHE``);
 ``POSVIZ_PAGE_CACHE=0`` turns it off.
 """
 
+import functools
 import hashlib
 import inspect
 import json
 import os
-import shutil
 import sys
+import zlib
+from importlib import metadata
 from pathlib import Path
 
 import bokeh
 import holoviews
 import panel
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
-from posviz import __version__, content
+import posviz
+from posviz import content
 from posviz.build import distribution
 from posviz.compose.routes import Route
 
@@ -44,7 +60,22 @@ CACHE_ENV = "POSVIZ_PAGE_CACHE"
 PACKAGE = Path(__file__).resolve().parent.parent
 LISTINGS = ("home", "topic", "tag", "gallery")
 NAMING = ("home", "tag")  # list every figure by title (home) or may (tag)
-FORMAT = 1  # bump when what a key covers changes
+FORMAT = 2  # bump when what a key covers, or an entry's layout, changes
+# Rendering libraries named even when posviz runs uninstalled (no metadata to walk).
+RENDERERS = (
+    "panel",
+    "bokeh",
+    "holoviews",
+    "param",
+    "numpy",
+    "pyviz-comms",
+    "jinja2",
+    "markdown-it-py",
+)
+# The first word of every entry's first line (``write_entry``).
+HEADER = f"posviz-cache-{FORMAT}"
+# The variables of the build's own process that Bokeh, Panel, HoloViews and Param read.
+RENDER_ENV = ("BOKEH_", "PANEL_", "HV_", "HOLOVIEWS_", "PARAM_")
 
 
 def enabled() -> bool:
@@ -76,6 +107,51 @@ def figure_modules() -> dict[int, Path]:
     return {fid: Path(inspect.getsourcefile(cls)).resolve() for fid, cls in FIGURES.items()}
 
 
+@functools.cache
+def required_distributions() -> tuple[str, ...]:
+    """The distributions posviz requires, and theirs, all the way down (extras followed).
+
+    Walked from the installed metadata, so a library posviz comes to require
+    joins the key without anyone listing it; ``RENDERERS`` are there regardless.
+    """
+    seen: dict[str, frozenset] = {}
+    todo = [("posviz", frozenset()), *((name, frozenset()) for name in RENDERERS)]
+    while todo:
+        name, extras = todo.pop()
+        known = seen.get(canonicalize_name(name))
+        if known is not None and extras <= known:
+            continue
+        try:
+            requires = metadata.distribution(name).requires or []
+        except metadata.PackageNotFoundError:
+            continue
+        seen[canonicalize_name(name)] = (known or frozenset()) | extras
+        for spec in requires:
+            wanted = Requirement(spec)
+            marker = wanted.marker
+            if marker is None or any(marker.evaluate({"extra": e}) for e in {"", *extras}):
+                todo.append((wanted.name, frozenset(wanted.extras)))
+    return tuple(sorted(seen))
+
+
+def host_versions() -> dict[str, str]:
+    """The versions of Python, zlib (it writes every gzip and wheel) and each required library."""
+    versions = {"python": sys.version, "zlib": zlib.ZLIB_RUNTIME_VERSION}
+    for name in required_distributions():
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    # What this process imported, should it differ from what the metadata says.
+    imported = {"posviz": posviz, "panel": panel, "bokeh": bokeh, "holoviews": holoviews}
+    return versions | {f"{name} imported": m.__version__ for name, m in imported.items()}
+
+
+def render_environment() -> dict[str, str]:
+    """The variables of this process that the libraries rendering in it read (``RENDER_ENV``)."""
+    return {name: value for name, value in os.environ.items() if name.startswith(RENDER_ENV)}
+
+
 def code_digest(figure_files: set[Path]) -> str:
     """The package's files, less the figure modules, and the versions that shape every page."""
     files = {
@@ -86,14 +162,7 @@ def code_digest(figure_files: set[Path]) -> str:
         and path.suffix != ".pyc"
         and path.resolve() not in figure_files
     }
-    versions = {
-        "posviz": __version__,
-        "python": sys.version,
-        "panel": panel.__version__,
-        "bokeh": bokeh.__version__,
-        "holoviews": holoviews.__version__,
-    }
-    return _digest(FORMAT, files, versions)
+    return _digest(FORMAT, files, host_versions())
 
 
 def _page_data(page: content.Page) -> dict:
@@ -163,37 +232,77 @@ def keys(
     return result
 
 
+def write_entry(path: Path, data: bytes) -> None:
+    """Keep ``data`` at ``path``, after a line with the file's name and the data's sha256.
+
+    The name in the line keeps an entry from being read under another key; the
+    file is replaced whole or not at all, even with two builds at once.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    header = f"{HEADER} {path.name} sha256={hashlib.sha256(data).hexdigest()}\n".encode()
+    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+    partial.write_bytes(header + data)
+    partial.replace(path)
+
+
+def read_entry(path: Path, what: str) -> bytes | None:
+    """The data kept at ``path``, or None: absent, or not what was written (then removed).
+
+    ``what`` names the entry in the warning a damaged one gets (one line, on stderr).
+    """
+    try:
+        kept = path.read_bytes()
+    except OSError:
+        return None
+    header, _, data = kept.partition(b"\n")
+    expected = f"{HEADER} {path.name} sha256={hashlib.sha256(data).hexdigest()}".encode()
+    if header == expected:
+        return data
+    print(
+        f"posviz: cached {what} ({path}) does not match its sha256; making it again",
+        file=sys.stderr,
+        flush=True,
+    )
+    path.unlink(missing_ok=True)
+    return None
+
+
 def frames_folder() -> Path:
     """Where figures' frames are kept: the build's cache (they do not depend on the content)."""
     return distribution.default_cache_root() / "frames"
 
 
 def frame_keys(figure_ids) -> dict[int, str]:
-    """Each figure id → the key of its frames: posviz's code, the versions, its own module."""
+    """Each figure id → the key of its frames.
+
+    posviz's code and the versions, its own module, and the rendering libraries'
+    variables of this process, which computes them (``render_environment``).
+    """
     modules = figure_modules()
     code = code_digest(set(modules.values()))
-    return {fid: _digest("frames", fid, code, _file_digest(modules[fid])) for fid in figure_ids}
+    env = render_environment()
+    return {
+        fid: _digest("frames", fid, code, _file_digest(modules[fid]), env) for fid in figure_ids
+    }
+
+
+FRAME_KINDS = ("json", "bin")
 
 
 def cached_frames(key: str) -> dict[str, bytes] | None:
-    """The frame files ({kind: gzip bytes}) kept under ``key``, or None."""
-    where = frames_folder() / key[:2] / key if enabled() else None
-    if where is None or not (where / "done").is_file():
+    """The frame files ({kind: gzip bytes}) kept under ``key``, each verified, or None."""
+    if not enabled():
         return None
-    return {kind: (where / f"{kind}.gz").read_bytes() for kind in ("json", "bin")}
+    where = frames_folder() / key[:2] / key
+    files = {kind: read_entry(where / f"{kind}.gz", f"frames {key[:12]}") for kind in FRAME_KINDS}
+    return None if None in files.values() else files
 
 
 def store_frames(key: str, files: dict[str, bytes]) -> None:
-    """Keep one figure's frame files under ``key`` (whole or not at all)."""
-    if not enabled():
-        return
-    where = frames_folder() / key[:2] / key
-    where.mkdir(parents=True, exist_ok=True)
-    for kind, data in files.items():
-        partial = where / f"{kind}.{os.getpid()}.partial"
-        partial.write_bytes(data)
-        partial.replace(where / f"{kind}.gz")
-    (where / "done").write_text("", "utf-8")
+    """Keep one figure's frame files under ``key`` (each file whole or not at all)."""
+    if enabled():
+        for kind, data in files.items():
+            write_entry(frames_folder() / key[:2] / key / f"{kind}.gz", data)
 
 
 # The offline scan's findings for a file depend on its bytes and on the scanner alone.
@@ -206,39 +315,38 @@ def remembered_scan(data: bytes, suffix: str, scan) -> list[tuple[int, str]]:
     Most of a build's files are the bytes the last build wrote (the bundles,
     every page nobody edited), so an incremental build scans only what changed.
     """
-    key = hashlib.sha256(f"{SCANNER} {suffix} ".encode() + data).hexdigest()
+    key = hashlib.sha256(f"{FORMAT} {SCANNER} {suffix} ".encode() + data).hexdigest()
     where = folder() / "scans" / key[:2] / f"{key}.json"
-    try:
-        return [(line, url) for line, url in json.loads(where.read_text("utf-8"))]
-    except (OSError, ValueError, TypeError):
-        found = scan(data, suffix)
-    where.parent.mkdir(parents=True, exist_ok=True)
-    partial = where.with_suffix(f".{os.getpid()}.partial")
-    partial.write_text(json.dumps(found), "utf-8")
-    partial.replace(where)  # whole or not at all, even with two builds at once
+    kept = read_entry(where, f"scan findings {key[:12]}")
+    if kept is not None:
+        return [(line, url) for line, url in json.loads(kept)]
+    found = scan(data, suffix)
+    write_entry(where, json.dumps(found).encode("utf-8"))
     return found
 
 
+def _page_entry(key: str) -> Path:
+    return folder() / key[:2] / f"{key}.html"
+
+
 def restore(route_keys: dict[str, str], out: Path) -> list[str]:
-    """Copy every cached page into ``out``; the names still to pre-render."""
+    """Write every cached page that verifies into ``out``; the names still to pre-render."""
     missing = []
     for name, key in route_keys.items():
-        cached = folder() / key[:2] / f"{key}.html"
-        if enabled() and cached.is_file():
-            shutil.copyfile(cached, out / f"{name}.html")
-        else:
+        kept = read_entry(_page_entry(key), f"page {name}") if enabled() else None
+        if kept is None:
             missing.append(name)
+        else:
+            (out / f"{name}.html").write_bytes(kept)
     return missing
 
 
-def store(route_keys: dict[str, str], out: Path, names: list[str]) -> None:
-    """Keep the freshly pre-rendered pages ``names`` of ``out`` under their keys."""
-    if not enabled():
-        return
-    for name in names:
-        key = route_keys[name]
-        dest = folder() / key[:2] / f"{key}.html"
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        partial = dest.with_suffix(f".{os.getpid()}.partial")
-        shutil.copyfile(out / f"{name}.html", partial)
-        partial.replace(dest)  # whole or not at all, even with two builds at once
+def store(route_keys: dict[str, str], pages: dict[str, str]) -> None:
+    """Keep freshly pre-rendered pages ({name: HTML as rewritten}) under their keys.
+
+    Called once the build's checks have passed, never before: a page the build
+    refused is not handed to the next one.
+    """
+    if enabled():
+        for name, html in pages.items():
+            write_entry(_page_entry(route_keys[name]), html.encode("utf-8"))

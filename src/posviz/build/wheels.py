@@ -27,6 +27,7 @@ import sys
 import tarfile
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -479,23 +480,50 @@ def collect_pure_wheels(
 
 
 SLIMMER = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+# What else shapes a slimmed wheel's bytes: the zip writer and the zlib under it.
+ZIP_WRITER = f"{sys.version} zlib {zlib.ZLIB_RUNTIME_VERSION}"
 
 
 def slim_remembered(src: Path, dest_dir: Path, slim_dir: Path) -> Path:
-    """``slim_wheel(src, dest_dir)``, from ``slim_dir`` when these bytes were slimmed before."""
-    key = hashlib.sha256(SLIMMER.encode() + Path(src).read_bytes()).hexdigest()
+    """``slim_wheel(src, dest_dir)``, from ``slim_dir`` when these bytes were slimmed before.
+
+    Each kept wheel has its sha256 beside it (``sha256``, in the same folder,
+    which appears whole); one that differs is a miss, with a warning.
+    """
+    key = hashlib.sha256(f"{SLIMMER} {ZIP_WRITER} ".encode() + Path(src).read_bytes()).hexdigest()
     kept = slim_dir / key[:32]
-    found = sorted(kept.glob("*.whl")) if kept.is_dir() else []
-    if len(found) == 1:
-        target = Path(dest_dir) / found[0].name
-        target.write_bytes(found[0].read_bytes())
+    found = _kept_slim(kept)
+    if found is not None:
+        target = Path(dest_dir) / found.name
+        target.write_bytes(found.read_bytes())
         return target
     made = slim_wheel(src, dest_dir)
     partial = slim_dir / f"{key[:32]}.{os.getpid()}.partial"
     partial.mkdir(parents=True, exist_ok=True)
     (partial / made.name).write_bytes(made.read_bytes())
+    (partial / "sha256").write_text(pins.sha256_file(made), "utf-8")
     try:
         partial.replace(kept)  # whole or not at all, even with two builds at once
     except OSError:  # another build kept it first
         shutil.rmtree(partial, ignore_errors=True)
     return made
+
+
+def _kept_slim(kept: Path) -> Path | None:
+    """The slimmed wheel in ``kept`` when it has the sha256 kept beside it, else None.
+
+    A damaged entry is reported in one line and removed, so it is slimmed again.
+    """
+    if not kept.is_dir():
+        return None
+    found = sorted(kept.glob("*.whl"))
+    recorded = kept / "sha256"
+    if len(found) == 1 and recorded.is_file():
+        if pins.sha256_file(found[0]) == recorded.read_text("utf-8").strip():
+            return found[0]
+    print(
+        f"posviz: cached slimmed wheel {kept} does not match its sha256; slimming it again",
+        file=sys.stderr,
+    )
+    shutil.rmtree(kept, ignore_errors=True)
+    return None

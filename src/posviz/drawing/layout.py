@@ -11,7 +11,7 @@ import holoviews as hv
 import panel as pn
 
 from posviz.drawing import plots as drawn_plots
-from posviz.drawing.controls import show_used, steady, widgets_for
+from posviz.drawing.controls import show_used, snap_back, steady, widgets_for
 from posviz.frames import texts
 from posviz.styles import (
     FIGURE_BODY_CSS,
@@ -125,7 +125,7 @@ def figure_layout(figure: object) -> pn.Column:
         stylesheets=[TEXT_CSS],
         margin=0,
     )
-    show = pn.widgets.Toggle(
+    show = snap_back(pn.widgets.Toggle)(  # what a browser sends it is checked too
         label="Show the numbers",
         value=False,
         width=170,

@@ -19,6 +19,7 @@ and ``posviz serve`` and notebooks draw it.
 """
 
 from collections.abc import Mapping
+from functools import cache
 from typing import ClassVar
 
 import param
@@ -59,11 +60,30 @@ class Slider(FullBounds, param.Integer):
 class EvenSlider(Slider):
     """An integer slider that only takes even values."""
 
+    even = True  # the deep-link grammar checks parity before the figure sees the value
+
     def _validate(self, val):
         super()._validate(val)
         if val is not None and val % 2:
             owner = getattr(self.owner, "name", self.owner)
             raise ValueError(f"Parameter '{owner}.{self.name}' must be even, not {val}.")
+
+
+@cache
+def _moving_sliders(cls) -> tuple[str, ...]:
+    opening = cls()
+    moving = set(opening.moved_bounds())
+    for name in opening.sliders():
+        parameter = cls.param[name]
+        ends = getattr(parameter, "objects", None) or getattr(parameter, "bounds", None) or ()
+        for value in ends:
+            figure = cls()
+            try:
+                setattr(figure, name, value)
+            except ValueError:
+                continue
+            moving |= set(figure.moved_bounds())
+    return tuple(name for name in opening.sliders() if name in moving)
 
 
 class Plot:
@@ -114,6 +134,15 @@ class Figure(param.Parameterized):
             if getattr(self.param[name], "bounds", None)
             and list(self.param[name].bounds) != list(type(self).param[name].bounds)
         }
+
+    @classmethod
+    def moving_sliders(cls) -> tuple[str, ...]:
+        """The sliders whose bounds the others move: only the figure can check their values.
+
+        Found by moving each slider alone to each end of its range (each choice
+        of a Selector) and watching ``moved_bounds``; kept per class.
+        """
+        return _moving_sliders(cls)
 
     def frame(self) -> Frame:
         """What the current values put on screen: element key → properties."""

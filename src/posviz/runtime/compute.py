@@ -16,6 +16,7 @@ import json
 
 import param
 
+from posviz import deeplinks
 from posviz.frames import texts
 from posviz.frames.pool import Pool
 
@@ -48,9 +49,17 @@ def model(request: dict):
         if isinstance(cls.param[name], param.Integer) and (type(value) is not int):
             raise Refused(f"{name} = {value!r} is not a whole number")
     try:
-        return cls(**values)
+        figure = cls(**values)
     except ValueError as why:  # out of bounds, not a choice, a query outside its image
         raise Refused(str(why).splitlines()[0]) from None
+    # What the figure takes that no widget reaches, as a link is refused (deeplinks):
+    # a value off its slider's step.
+    for slider in deeplinks.figure_spec(figure)["sliders"]:
+        try:
+            deeplinks.check(values[slider["name"]], slider)
+        except ValueError as why:
+            raise Refused(f"{slider['name']} = {values[slider['name']]!r}: {why}") from None
+    return figure
 
 
 def page_texts(figure, link: str) -> dict:

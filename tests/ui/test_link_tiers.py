@@ -1,0 +1,144 @@
+"""What a reader sets is never contradicted: the preview and Python read one link alike,
+and every figure listens from its first paint, whatever another figure's files do.
+
+Each case opens a link on the preview (Python held back), records what the
+preview shows, lets Python go, and checks that the live page shows the same
+state, or that the reader was told why not, in both tiers' words.
+"""
+
+import html
+import re
+
+import pytest
+
+from tests.support.browser import Held
+from tests.support.pages import figure_card, press_on_slider, slider_title
+
+pytestmark = pytest.mark.browser
+LIVE = 180_000
+PYODIDE = "pyodide/*"
+TOPIC = "topic-positional-encoding.html"
+READY = "() => document.body.dataset.posvizFrames === 'ready'"
+NOTICE = ".posviz-notice li"
+
+
+def notice(page) -> list[str]:
+    return page.locator(NOTICE).all_inner_texts()
+
+
+def wait_notice(page, text: str, timeout=30_000):
+    page.locator(NOTICE, has_text=text).first.wait_for(timeout=timeout)
+
+
+def go_live(held, page):
+    held.release()
+    page.wait_for_function("() => document.body.dataset.posviz === 'live'", timeout=LIVE)
+
+
+def titles(page, figure_index: int, count: int) -> list[str]:
+    return [slider_title(page, figure_index, n) for n in range(count)]
+
+
+JUNK = "&".join(f"z{n}=1" for n in range(60))
+
+CASES = [
+    # (page, query, the figure's first slider titles on both tiers, words the notice holds)
+    ("figure-710.html", "?pos=30&pos=40", ["pos: 12", "d_model: 128"], "2 times"),
+    ("figure-710.html", "?pos=0000000030", ["pos: 12", "d_model: 128"], "whole number"),
+    ("figure-710.html", "?pos=101", ["pos: 12", "d_model: 128"], "must be from 0 to 100"),
+    ("figure-710.html", "?pos=" + "9" * 400, ["pos: 12", "d_model: 128"], "whole number"),
+    ("figure-710.html", "?d_model=17", ["pos: 12", "d_model: 128"], "must be even"),
+    ("figure-710.html", "?d_model=24", ["pos: 12", "d_model: 128"], "in steps of 16"),
+    ("figure-710.html", "?pos=30&d_model=64", ["pos: 30", "d_model: 64"], None),
+    ("figure-96.html", "?preset=big", ["d_model: 1024", "d_ff: 4096"], None),
+]
+
+
+@pytest.mark.parametrize("path,query,shown,why", CASES, ids=[c[1][:40] for c in CASES])
+def test_a_link_shows_one_state_on_the_preview_and_live(built_site, page, path, query, shown, why):
+    held = Held(built_site, PYODIDE)
+    with held as url:
+        page.goto(f"{url}/{path}{query}")
+        page.wait_for_function(READY, timeout=60_000)
+        page.wait_for_function("() => posvizFrames.state[Object.keys(posvizFrames.figures)[0]]")
+        assert titles(page, 0, len(shown)) == shown  # the preview
+        if why:
+            wait_notice(page, why)
+        go_live(held, page)
+        for n, title in enumerate(shown):  # the live page, Python's widgets
+            page.locator(".bk-slider-title", has_text=title).first.wait_for(timeout=LIVE)
+            assert slider_title(page, 0, n) == title
+        if why:
+            wait_notice(page, why, timeout=LIVE)
+
+
+def test_on_the_topic_a_bare_key_two_figures_have_sets_neither(built_site, page):
+    held = Held(built_site, PYODIDE)
+    with held as url:
+        page.goto(f"{url}/{TOPIC}?d_model=64")
+        page.wait_for_function(READY, timeout=60_000)
+        wait_notice(page, "more than one figure here has it")
+        values = page.evaluate(
+            "() => [posvizFrames.figures[96].values.d_model, "
+            "posvizFrames.figures[710].values.d_model]"
+        )
+        assert values == [512, 128]
+        go_live(held, page)
+        wait_notice(page, "more than one figure here has it", timeout=LIVE)
+        assert slider_title(page, 1, 1) == "d_model: 128"
+
+
+def test_a_move_after_sixty_junk_settings_is_kept_when_python_takes_over(built_site, page):
+    held = Held(built_site, PYODIDE)
+    with held as url:
+        page.goto(f"{url}/figure-710.html?{JUNK}&pos=30")
+        page.wait_for_function(READY, timeout=60_000)
+        wait_notice(page, "the link has 61 settings; only the first 50 were read")
+        assert slider_title(page, 0, 0) == "pos: 12"
+        press_on_slider(page, 0, 0)
+        page.wait_for_function("() => location.search.startsWith('?pos=13&z0=1')")
+        assert "pos=30" not in page.evaluate("location.search")
+        go_live(held, page)
+        page.locator(".bk-slider-title", has_text="pos: 13").first.wait_for(timeout=LIVE)
+        assert page.evaluate("location.search").startswith("?pos=13&")
+
+
+def test_a_value_the_figure_refuses_is_said_by_the_numpy_tier_and_by_python(built_site, page):
+    """Row 30 passes the grammar (the figure moves its bounds) but not figure 2010."""
+    held = Held(built_site, "pyodide/*panel*")  # Panel held back: the numpy tier answers
+    with held as url:
+        page.goto(f"{url}/figure-2010.html?row=30")
+        page.wait_for_function(READY, timeout=60_000)
+        page.wait_for_function("() => posvizFrames.state[2010] === 'refused'", timeout=LIVE)
+        [said] = [item for item in notice(page) if item.startswith("row=30:")]
+        assert "row" in said and "bounds" in said
+        assert page.evaluate("posvizFrames.figures[2010].values.row") == 3  # the opening's
+        assert page.get_by_text("Computing…").count() == 0
+        go_live(held, page)
+        wait_notice(page, "row=30:", timeout=LIVE)
+
+
+def test_every_figure_listens_from_its_paint_though_its_frames_are_held(built_site, page):
+    """Figure 710's frames never come; 7256's do. Each answers on its own."""
+    # Held: 710's two files and Pyodide's wasm (three connections of the six a browser
+    # opens to one host), so Python cannot take over before the test has looked.
+    held = Held(built_site, "frames/710.*", {"pyodide/pyodide.asm.wasm": lambda _: held.event})
+    with held as url:
+        # Not until "load": the held file may count against it in some engines.
+        page.goto(f"{url}/{TOPIC}", wait_until="domcontentloaded")
+        page.wait_for_function(
+            "() => posvizFrames.figures[710] && posvizFrames.figures[7256]", timeout=LIVE
+        )
+        press_on_slider(page, 1, 0)  # 710's pos, its frames still held
+        page.wait_for_function("() => posvizFrames.state[710] === 'computing'")
+        page.wait_for_function("() => location.search.includes('710.pos=13')")
+        assert "Computing…" in page.evaluate("posvizFrames.figures[710].models.text.readout.text")
+        page.wait_for_function("() => posvizFrames.loaded[7256] === 'ready'", timeout=LIVE)
+        press_on_slider(page, 2, 0)  # 7256's k: answered by its frames at once
+        page.wait_for_function("() => posvizFrames.state[7256] === 'frame'")
+        k = int(re.search(r"\d+", slider_title(page, 2, 0)).group())
+        said = page.evaluate("posvizFrames.figures[7256].models.text.readout.text")
+        assert f"k = {k}," in re.sub("<[^>]+>", "", html.unescape(html.unescape(said)))
+        assert page.evaluate("document.body.dataset.posvizFrames") == "loading"
+        go_live(held, page)
+        figure_card(page, 1).locator(".bk-slider-title", has_text="pos: 13").wait_for(timeout=LIVE)
