@@ -6,6 +6,7 @@ preview shows, lets Python go, and checks that the live page shows the same
 state, or that the reader was told why not, in both tiers' words.
 """
 
+import contextlib
 import html
 import re
 
@@ -28,6 +29,16 @@ def notice(page) -> list[str]:
 
 def wait_notice(page, text: str, timeout=30_000):
     page.locator(NOTICE, has_text=text).first.wait_for(timeout=timeout)
+
+
+@contextlib.contextmanager
+def preview(built_site, page, path: str, held_files: str = PYODIDE):
+    """``path`` opened on the preview, with ``held_files`` held back until ``go_live``."""
+    held = Held(built_site, held_files)
+    with held as url:
+        page.goto(f"{url}/{path}")
+        page.wait_for_function(READY, timeout=60_000)
+        yield held
 
 
 def go_live(held, page):
@@ -56,10 +67,7 @@ CASES = [
 
 @pytest.mark.parametrize("path,query,shown,why", CASES, ids=[c[1][:40] for c in CASES])
 def test_a_link_shows_one_state_on_the_preview_and_live(built_site, page, path, query, shown, why):
-    held = Held(built_site, PYODIDE)
-    with held as url:
-        page.goto(f"{url}/{path}{query}")
-        page.wait_for_function(READY, timeout=60_000)
+    with preview(built_site, page, f"{path}{query}") as held:
         page.wait_for_function("() => posvizFrames.state[Object.keys(posvizFrames.figures)[0]]")
         assert titles(page, 0, len(shown)) == shown  # the preview
         if why:
@@ -73,10 +81,7 @@ def test_a_link_shows_one_state_on_the_preview_and_live(built_site, page, path, 
 
 
 def test_on_the_topic_a_bare_key_two_figures_have_sets_neither(built_site, page):
-    held = Held(built_site, PYODIDE)
-    with held as url:
-        page.goto(f"{url}/{TOPIC}?d_model=64")
-        page.wait_for_function(READY, timeout=60_000)
+    with preview(built_site, page, f"{TOPIC}?d_model=64") as held:
         wait_notice(page, "more than one figure here has it")
         values = page.evaluate(
             "() => [posvizFrames.figures[96].values.d_model, "
@@ -89,10 +94,7 @@ def test_on_the_topic_a_bare_key_two_figures_have_sets_neither(built_site, page)
 
 
 def test_a_move_after_sixty_junk_settings_is_kept_when_python_takes_over(built_site, page):
-    held = Held(built_site, PYODIDE)
-    with held as url:
-        page.goto(f"{url}/figure-710.html?{JUNK}&pos=30")
-        page.wait_for_function(READY, timeout=60_000)
+    with preview(built_site, page, f"figure-710.html?{JUNK}&pos=30") as held:
         wait_notice(page, "the link has 61 settings; only the first 50 were read")
         assert slider_title(page, 0, 0) == "pos: 12"
         press_on_slider(page, 0, 0)
@@ -105,10 +107,8 @@ def test_a_move_after_sixty_junk_settings_is_kept_when_python_takes_over(built_s
 
 def test_a_value_the_figure_refuses_is_said_by_the_numpy_tier_and_by_python(built_site, page):
     """Row 30 passes the grammar (the figure moves its bounds) but not figure 2010."""
-    held = Held(built_site, "pyodide/*panel*")  # Panel held back: the numpy tier answers
-    with held as url:
-        page.goto(f"{url}/figure-2010.html?row=30")
-        page.wait_for_function(READY, timeout=60_000)
+    # Panel held back: the numpy tier answers.
+    with preview(built_site, page, "figure-2010.html?row=30", "pyodide/*panel*") as held:
         page.wait_for_function("() => posvizFrames.state[2010] === 'refused'", timeout=LIVE)
         [said] = [item for item in notice(page) if item.startswith("row=30:")]
         assert "row" in said and "bounds" in said
