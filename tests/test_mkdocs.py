@@ -144,7 +144,8 @@ def test_without_a_site_the_plugin_builds_one_once_and_removes_it_at_shutdown(
 
     built, codes = [], iter([0, 1])
 
-    def fake_build(out):  # `posviz build` takes a minute; what matters is where and how often
+    def fake_build(out, figures):  # what matters: where, how often, and which figures
+        assert figures == [710]
         built.append(out)
         fake_site(out)
         return next(codes)

@@ -129,3 +129,52 @@ def test_posviz_site_that_is_not_a_site_is_named(tmp_path):
 
 def test_the_module_imports_neither_sphinx_nor_panel():
     assert imported("import posviz.sphinx", ("sphinx", "docutils", "panel"))[0] == []
+
+
+@pytest.fixture
+def docs_without_site(tmp_path):
+    """A project that sets no posviz_site, so the extension builds the site itself."""
+    from tests.support.sphinx_project import CONF
+
+    src = tmp_path / "src"
+    (src / "more").mkdir(parents=True)
+    (src / "conf.py").write_text(CONF.replace("posviz_site = {site!r}\n", ""), "utf-8")
+    (src / "index.rst").write_text(INDEX, "utf-8")
+    (src / "more" / "second.rst").write_text(SECOND, "utf-8")
+    return src
+
+
+@pytest.mark.parametrize("mode", ["-b", "-M"])
+def test_the_site_of_the_docs_figures_is_written_once_into_the_output(
+    docs_without_site, tmp_path, monkeypatch, mode
+):
+    from sphinx.cmd.build import main
+
+    from posviz.build import export
+
+    built = []
+
+    def fake_build(out, figures):  # the real build is test_embed_site's; here: where and what
+        built.append((out, figures))
+        fake_site(out)
+        return 0
+
+    monkeypatch.setattr(export, "build", fake_build)
+    out = tmp_path / "out"
+    assert main([mode, "html", str(docs_without_site), str(out), "-q"]) == 0
+    html = out / "html" if mode == "-M" else out
+    assert built == [(html / "_posviz", [96, 710, 7256])]
+    assert [p.parent for p in out.rglob("site.json")] == [html / "_posviz"]
+
+
+def test_a_real_docs_build_holds_one_site_of_its_figures(docs_without_site, tmp_path):
+    from sphinx.cmd.build import main
+
+    (docs_without_site / "more" / "second.rst").write_text("Second\n======\n", "utf-8")
+    (docs_without_site / "index.rst").write_text(
+        "Docs\n====\n\n.. toctree::\n\n   more/second\n\n.. posviz-figure:: 710\n   :pos: 24\n"
+    )
+    out = tmp_path / "out"
+    assert main(["-b", "html", str(docs_without_site), str(out), "-q"]) == 0
+    assert len(list(out.rglob("pyodide.asm.wasm"))) == 1
+    assert sorted(p.name for p in (out / "_posviz").glob("*.html")) == ["figure-710.html"]

@@ -4,13 +4,16 @@ import argparse
 import sys
 from pathlib import Path
 
-from posviz import content
+from posviz import content, myst
 
 
 def check_content(root=None) -> content.Library | None:
     """Load and validate content; on problems print them as file:line and return None."""
     try:
         return content.load(root)
+    except FileNotFoundError as error:  # no content folder at all: what to set, in one line
+        print(f"posviz: {error}", file=sys.stderr)
+        return None
     except content.ContentError as error:
         print(f"posviz: content has {len(error.problems)} problem(s):", file=sys.stderr)
         for problem in error.problems:
@@ -51,7 +54,18 @@ def cmd_build(args) -> int:
         return 1
     from posviz.build.export import build
 
-    return build(Path(args.out), cdn=args.cdn, base_url=args.base_url)
+    return build(Path(args.out), cdn=args.cdn, base_url=args.base_url, figures=args.figures)
+
+
+def figure_ids(text: str) -> list[int]:
+    """``--figures``' value, ``710,96``, as ids (argparse reports a bad one in one line)."""
+    words = [word.strip() for word in text.split(",") if word.strip()]
+    bad = [word for word in words if not (word.isascii() and word.isdigit() and len(word) <= 9)]
+    if bad or not words:
+        raise argparse.ArgumentTypeError(
+            f"{bad[0] if bad else text!r} is not a figure id; write ids with commas: 710,96"
+        )
+    return [int(word) for word in words]
 
 
 def cmd_pyodide(args) -> int:
@@ -128,6 +142,13 @@ def parser() -> argparse.ArgumentParser:
         default=None,
         help="the site's public URL: adds canonical links, Open Graph tags and sitemap.xml",
     )
+    build.add_argument(
+        "--figures",
+        type=figure_ids,
+        default=None,
+        metavar="ID,ID",
+        help="only these figures' own pages and the runtime, no article (docs that embed them)",
+    )
     build.set_defaults(run=cmd_build)
 
     new = commands.add_parser("new", help="write a new figure module or page from a template")
@@ -144,6 +165,10 @@ def parser() -> argparse.ArgumentParser:
 
     pyodide = commands.add_parser("pyodide", help="assemble the verified Pyodide distribution")
     pyodide.set_defaults(run=cmd_pyodide)
+
+    plugin = commands.add_parser("myst-plugin", help="write the MyST / Jupyter Book 2 plugin")
+    myst.add_arguments(plugin)
+    plugin.set_defaults(run=myst.run)
     return top
 
 

@@ -9,12 +9,15 @@ Besides the sliders, ``height`` (the least height, in pixels), ``caption``
 and ``title`` are options; values with spaces are quoted as in a shell. The
 line becomes a lazy-loading iframe to the figure's own view with its deep
 link, as ``posviz.sphinx`` writes; a wrong figure, slider or value fails the
-build with ``file:line``. Lines inside fenced code blocks are left alone.
+build with ``file:line``. Lines inside fenced code blocks are left alone. The
+line grammar is ``posviz.markdown_ext``'s, which also serves Zensical.
 
 The static site is copied into the output (``_posviz/`` by default), so the
 docs work offline. Set the plugin's ``site`` to a prebuilt site (``posviz
 build --out DIR``, relative to ``mkdocs.yml``), or leave it unset and the
-plugin builds it once per ``mkdocs build`` (once per ``mkdocs serve``).
+plugin builds a site of the figures the pages name (``posviz build
+--figures``: their own pages and the runtime, no article), once per ``mkdocs
+build``; ``mkdocs serve`` builds again only when that set of figures changes.
 ``posviz-embed.js`` (``posviz/embed.js``, shared with Sphinx) sizes each
 iframe to the height its page reports, after checking where the message
 comes from.
@@ -25,103 +28,24 @@ functions, and ``PosvizPlugin`` (the entry point) is made on first use.
 
 import os
 import re
-import shlex
 import shutil
 import tempfile
 from pathlib import Path
 
-from posviz.embed import DEFAULT_HEIGHT, SCRIPT, SITE_DIR, embed_html, embed_script, figure_query
+from posviz.embed import SCRIPT, SITE_DIR, embed_script
+from posviz.markdown_ext import (  # the line grammar, shared with the Markdown extension
+    DIRECTIVE,
+    EmbedError,
+    expand,
+    figure_markup,
+    first_line,
+)
 
-DIRECTIVE = "posviz-figure"
-LINE = re.compile(rf"^::: {DIRECTIVE}(?:\s+(?P<rest>.*?))?\s*$")
-FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-NOT_SLIDERS = ("height", "caption", "title")
+__all__ = ["DIRECTIVE", "EmbedError", "expand", "figure_markup", "first_line"]
+
 ASSET = f"assets/{SCRIPT}"
-
-
-class EmbedError(ValueError):
-    """A figure line that cannot be embedded: the message starts with ``file:line:``."""
-
-
-def _fields(rest: str) -> tuple[int, dict[str, str]]:
-    """The figure id and the ``name=value`` options of one line, or ValueError saying why."""
-    try:
-        words = shlex.split(rest)
-    except ValueError as why:  # an unclosed quote
-        raise ValueError(f"{why} in '{rest}'") from None
-    if not words:
-        raise ValueError("needs a figure id, as in '::: posviz-figure 710 pos=24'")
-    argument, *pairs = words
-    if not (argument.isascii() and argument.isdigit()):
-        raise ValueError(f"'{argument}' is not a figure id (a number)")
-    options: dict[str, str] = {}
-    for pair in pairs:
-        name, equals, raw = pair.partition("=")
-        if not equals or not name:
-            raise ValueError(f"'{pair}' is not name=value (for example pos=24)")
-        if name in options:
-            raise ValueError(f"{name}= is given twice")
-        options[name] = raw
-    return int(argument), options
-
-
-def figure_markup(rest: str, site_url: str) -> str:
-    """The HTML for one ``::: posviz-figure`` line's ``rest``, or ValueError saying why.
-
-    ``site_url`` is the copied site's folder as seen from the page (``../_posviz``).
-    """
-    from posviz.figures import FIGURES
-
-    figure_id, options = _fields(rest)
-    sliders = {k: v for k, v in options.items() if k not in NOT_SLIDERS}
-    try:
-        query = figure_query(figure_id, sliders, spell="{0}={1}")
-    except ValueError as why:
-        raise ValueError(f"{figure_id}: {why}") from None
-    height = DEFAULT_HEIGHT
-    if "height" in options:
-        raw = options["height"]
-        if not (raw.isascii() and raw.isdigit() and int(raw) > 0):
-            raise ValueError(f"{figure_id}: height={raw}: must be a whole number of pixels above 0")
-        height = int(raw)
-    src = f"{site_url}/figure-{figure_id}.html" + (f"?{query}" if query else "")
-    title = options.get("title") or FIGURES[figure_id].title
-    return embed_html(src, title, height, options.get("caption"))
-
-
-def expand(markdown: str, source: str, first_line: int, site_url: str) -> str:
-    """``markdown`` with each ``::: posviz-figure`` line (outside code fences) made an iframe.
-
-    ``source`` and ``first_line`` (the source line of the markdown's first line)
-    name the place in an EmbedError.
-    """
-    lines = markdown.split("\n")
-    fence = None
-    for index, line in enumerate(lines):
-        opened = FENCE.match(line)
-        if fence is not None:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                fence = None
-            continue
-        if opened:
-            fence = opened.group(1)
-            continue
-        found = LINE.match(line)
-        if found:
-            try:
-                markup = figure_markup(found.group("rest") or "", site_url)
-            except ValueError as why:
-                where = f"{source}:{first_line + index}"
-                raise EmbedError(f"{where}: {DIRECTIVE} {why}") from None
-            lines[index] = f"\n{markup}\n"  # a raw HTML block of its own
-    return "\n".join(lines)
-
-
-def first_line(source: str, markdown: str) -> int:
-    """The line of ``source`` where ``markdown`` (the source less its front matter) starts."""
-    if markdown and source.endswith(markdown):
-        return source[: len(source) - len(markdown)].count("\n") + 1
-    return 1
+# The figure of each iframe ``figure_markup`` writes: what the site built for the docs ships.
+EMBEDDED = re.compile(r'<iframe src="[^"]*?figure-([0-9]+)\.html')
 
 
 def _plugin_class():
@@ -153,6 +77,7 @@ def _plugin_class():
         def on_config(self, config):
             """Check a prebuilt ``site`` and add the sizing script to every page."""
             self.prebuilt = None
+            self.figures = {}  # page → the figure ids it embeds, for the site to build
             if self.config.site:
                 site = Path(config.config_file_path).parent.joinpath(self.config.site).resolve()
                 if not (site / "site.json").is_file():
@@ -179,27 +104,36 @@ def _plugin_class():
                 project = Path(config.config_file_path).parent
                 source = Path(os.path.relpath(page.file.abs_src_path, project)).as_posix()
             try:
-                return expand(markdown, source, line, site_url)
+                expanded = expand(markdown, source, line, site_url)
             except EmbedError as why:
                 raise PluginError(str(why)) from None
+            self.figures[source] = {int(i) for i in EMBEDDED.findall(expanded)}
+            return expanded
 
         def on_post_build(self, *, config):
-            """Copy the site (prebuilt, or built once) into the output."""
-            target = Path(config.site_dir) / self.config.site_dir
-            shutil.copytree(self._site(), target, dirs_exist_ok=True)
+            """Copy the site (prebuilt, or built for the pages' figures) into the output."""
+            site = self._site()
+            if site is not None:
+                target = Path(config.site_dir) / self.config.site_dir
+                shutil.copytree(site, target, dirs_exist_ok=True)
 
-        def _site(self) -> Path:
+        def _site(self) -> Path | None:
+            """The prebuilt site, or one of the pages' figures (None when they name none)."""
             if self.prebuilt is not None:
                 return self.prebuilt
-            if getattr(self, "built", None) is None:
+            figures = sorted(set().union(*self.figures.values()))
+            if getattr(self, "built", None) is not None and self.built_for != figures:
+                shutil.rmtree(self.built.parent, ignore_errors=True)  # serve: figures changed
+                self.built = None
+            if figures and getattr(self, "built", None) is None:
                 from posviz.build.export import build
 
                 out = Path(tempfile.mkdtemp(prefix="posviz-mkdocs-")) / "site"
-                if build(out) != 0:
+                if build(out, figures=figures) != 0:
                     shutil.rmtree(out.parent, ignore_errors=True)
                     raise PluginError(f"posviz build into {out} failed; see its output above")
-                self.built = out
-            return self.built
+                self.built, self.built_for = out, figures
+            return getattr(self, "built", None)
 
     return PosvizPlugin
 

@@ -8,10 +8,12 @@ its slider values from the directive's options::
        :height: 560
        :caption: Drag pos: the right curve stays put.
 
-The static site is copied into the HTML output (``_posviz/`` by default), so
-the docs stay self-contained and work offline. Set ``posviz_site`` to a
-prebuilt site (from ``posviz build``), or leave it unset and the extension
-runs the build once per docs build. Each figure page posts its content
+The static site goes into the HTML output once (``_posviz/`` by default), so
+the docs stay self-contained and work offline. Leave ``posviz_site`` unset and
+the extension builds, once per docs build and straight into the output, a
+site of the figures the directives name (``posviz build --figures``): their
+own pages and the runtime, no article. Or set ``posviz_site`` to a prebuilt
+site (from ``posviz build``), which is copied as it is. Each figure page posts its content
 height to the embedding page, and a small script sizes the iframe to it
 after checking that the message comes from that iframe and the site's origin
 (``posviz/embed.js``, shared with ``posviz.mkdocs``).
@@ -28,6 +30,7 @@ Panel) are imported only inside functions.
 import shutil
 from pathlib import Path
 
+from posviz.build.target import MARKER
 from posviz.embed import (
     DEFAULT_HEIGHT,
     MAX_HEIGHT,
@@ -86,6 +89,13 @@ def _height(raw: str | None) -> int:
     return int(text)
 
 
+def _figures(env) -> dict[str, set[int]]:
+    """The figure ids each document's directives name: the site built for the docs ships these."""
+    if not hasattr(env, "posviz_figures"):
+        env.posviz_figures = {}
+    return env.posviz_figures
+
+
 def _errors(env) -> dict[str, list[str]]:
     """Bad directives by document, kept in the environment across incremental builds."""
     if not hasattr(env, "posviz_errors"):
@@ -118,6 +128,7 @@ def _directive():
                 query = figure_query(figure_id, sliders)
             except ValueError as why:
                 raise self._fail(f"posviz-figure {figure_id}: {why}") from None
+            _figures(self.env).setdefault(self.env.docname, set()).add(figure_id)
             path = f"figure-{figure_id}.html" + (f"?{query}" if query else "")
             # The src is relative to the written page: made at doctree-resolved.
             node = nodes.raw("", "", format="html")
@@ -154,30 +165,48 @@ def _resolve(app, doctree, docname) -> None:
 
 def _purge(app, env, docname) -> None:
     _errors(env).pop(docname, None)
+    _figures(env).pop(docname, None)
 
 
 def _merge(app, env, docnames, other) -> None:
     _errors(env).update({d: e for d, e in _errors(other).items() if d in docnames})
+    _figures(env).update({d: ids for d, ids in _figures(other).items() if d in docnames})
 
 
-def _site(app) -> Path:
-    """The site to copy: ``posviz_site``, or a fresh ``posviz build`` (once per docs build)."""
+def _prebuilt(app) -> Path:
+    """``posviz_site``, checked: a folder ``posviz build`` wrote."""
+    from sphinx.errors import ExtensionError
+
+    site = Path(app.confdir, app.config.posviz_site).resolve()
+    if not (site / "site.json").is_file():
+        raise ExtensionError(
+            f"posviz_site = {app.config.posviz_site!r}: {site} is not a posviz site "
+            "(no site.json); run `posviz build --out DIR` and point posviz_site at DIR"
+        )
+    return site
+
+
+def _write_site(app, target: Path) -> None:
+    """The site at ``target``, once: ``posviz_site`` copied, or the docs' figures built there.
+
+    Built straight into the output (never beside ``.doctrees``, which ``-b html``
+    puts inside it), so every builder's output holds one copy.
+    """
     from sphinx.errors import ExtensionError
 
     if app.config.posviz_site:
-        site = Path(app.confdir, app.config.posviz_site).resolve()
-        if not (site / "site.json").is_file():
-            raise ExtensionError(
-                f"posviz_site = {app.config.posviz_site!r}: {site} is not a posviz site "
-                "(no site.json); run `posviz build --out DIR` and point posviz_site at DIR"
-            )
-        return site
+        site = _prebuilt(app)
+        if target.is_dir() and (target / MARKER).is_file():  # an earlier docs build's
+            shutil.rmtree(target)
+        shutil.copytree(site, target, dirs_exist_ok=True)
+        return
+    figures = sorted(set().union(*_figures(app.env).values()))
+    if not figures:
+        return
     from posviz.build.export import build
 
-    out = Path(app.doctreedir).parent / "posviz-site"
-    if build(out) != 0:
-        raise ExtensionError(f"posviz build into {out} failed; see its output above")
-    return out
+    if build(target, figures=figures) != 0:
+        raise ExtensionError(f"posviz build into {target} failed; see its output above")
 
 
 def _fail_on_bad_directives(app, exception) -> None:
@@ -195,8 +224,7 @@ def _fail_on_bad_directives(app, exception) -> None:
 def _copy_site(app, exception) -> None:
     if exception is not None or app.builder.format != "html":
         return
-    target = Path(app.outdir) / app.config.posviz_site_dir
-    shutil.copytree(_site(app), target, dirs_exist_ok=True)
+    _write_site(app, Path(app.outdir) / app.config.posviz_site_dir)
     static = Path(app.outdir) / "_static"
     static.mkdir(exist_ok=True)
     (static / SCRIPT).write_text(embed_script(), "utf-8")

@@ -62,6 +62,14 @@ def dev_serving() -> bool:
     return os.environ.get(DEV_ENV) == "1"
 
 
+FIGURES_ONLY_ENV = "POSVIZ_FIGURES_ONLY"  # set by `posviz build --figures` while it pre-renders
+
+
+def pages_shipped() -> bool:
+    """False in a build of figure pages alone: a figure then links to no article."""
+    return os.environ.get(FIGURES_ONLY_ENV) != "1"
+
+
 def in_browser() -> bool:
     """True inside the reader's browser (the export's Python worker)."""
     return sys.platform == "emscripten"

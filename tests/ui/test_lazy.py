@@ -157,7 +157,8 @@ def test_each_figure_s_room_fits_the_figure_drawn_in_it(browser, static_site, wi
         page.wait_for_function(PAINTED)
         found = page.evaluate(
             """() => [...document.querySelectorAll('.posviz-island')].map((el) => {
-                 const room = parseFloat(getComputedStyle(el).minHeight);
+                 const band = innerWidth >= 1000 ? 'wide' : innerWidth >= 700 ? 'mid' : 'narrow';
+                 const room = parseFloat(el.style.getPropertyValue(`--posviz-${band}`));
                  el.style.minHeight = '0px';
                  const drawn = el.getBoundingClientRect().height;
                  el.style.minHeight = '';

@@ -116,7 +116,8 @@ def test_contributings_figure_keeps_the_room_its_drawing_takes(newcomer_site, br
             room, drawn = page.evaluate(
                 """() => {
                   const el = document.querySelector('.posviz-island[data-figure="5"]');
-                  const room = parseFloat(getComputedStyle(el).minHeight);
+                  const band = innerWidth >= 1000 ? 'wide' : innerWidth >= 700 ? 'mid' : 'narrow';
+                  const room = parseFloat(el.style.getPropertyValue(`--posviz-${band}`));
                   el.style.minHeight = '0px';
                   const drawn = el.getBoundingClientRect().height;
                   el.style.minHeight = '';

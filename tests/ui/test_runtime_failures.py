@@ -10,7 +10,14 @@ changed in transit, never on disk).
 
 import pytest
 
-from tests.support.pages import new_page, press_on_slider, wait_for_change, wait_for_plot
+from tests.support.pages import (
+    fingerprint,
+    new_page,
+    press_on_slider,
+    slider_title,
+    wait_for_change,
+    wait_for_plot,
+)
 
 pytestmark = pytest.mark.browser
 LIVE = 120_000
@@ -108,14 +115,28 @@ def test_an_altered_script_of_the_page_is_refused_and_named(tampered, page, path
     assert f"{path} could not be loaded, or is not the file this build wrote" in message, message
 
 
-def test_a_page_opened_as_a_file_says_how_to_serve_its_folder(built_site, page):
-    page.goto((built_site / "figure-96.html").as_uri())
-    message = failure(page)
-    assert "opened as a file" in message, message
+def test_a_page_opened_as_a_file_answers_from_its_frames_and_says_how_to_serve(built_site, page):
+    page.goto((built_site / "figure-710.html").as_uri())
+    page.wait_for_function("() => document.body.dataset.posviz === 'file'", timeout=60_000)
+    message = page.locator(".posviz-status").inner_text()
+    assert "Opened as a file" in message and "\n" not in message.strip(), message
     assert f"python3 -m http.server -d '{built_site}'" in message, message
-    assert "http://localhost:8000/figure-96.html" in message
+    assert "http://localhost:8000/figure-710.html" in message
+    # The frames come as scripts beside the page (browsers refuse fetch for files).
+    page.wait_for_function("() => document.body.dataset.posvizFrames === 'ready'", timeout=60_000)
+    before = fingerprint(page, "posviz-710-hands")
+    press_on_slider(page, 0, 0)
+    page.wait_for_function(
+        "() => posvizFrames.state[710] === 'frame' && posvizFrames.figures[710].values.pos === 13"
+    )
+    assert fingerprint(page, "posviz-710-hands") != before
+    assert slider_title(page, 0, 0) == "pos: 13"
+    # Two sliders moved: no frame holds it, and the page says what it needs.
+    press_on_slider(page, 0, 1)
+    page.wait_for_function("() => posvizFrames.state[710] === 'computing'")
+    said = page.evaluate("posvizFrames.figures[710].models.text.readout.text")
+    assert "serve this page" in said, said
     assert page.errors == []
-    assert wait_for_plot(page, BARS) is not None  # the preview is still drawn
 
 
 STEAL_JS = """async () => {

@@ -38,8 +38,9 @@
     worker.port = {postMessage() {}};
     worker.watch = () => {};
     worker.connect = () => {};
-    local({type: "error", msg: "This page was opened as a file, and browsers run no Python for files. "
-      + `Serve its folder (python3 -m http.server -d '${folder}') and open http://localhost:8000/${name}`});
+    local({type: "file", msg: "Opened as a file: the sliders answer from precomputed states. "
+      + "For any state and live Python, serve this folder "
+      + `(python3 -m http.server -d '${folder}') and open http://localhost:8000/${name}`});
     return;
   }
 

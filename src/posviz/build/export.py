@@ -40,6 +40,7 @@ from posviz.build import (
     frames,
     pagecache,
     pins,
+    progress,
     search,
     target,
     wheels,
@@ -104,9 +105,18 @@ class BuildError(RuntimeError):
     """The site could not be built; the message says what and where."""
 
 
+# The build's steps as they are shown (build/progress.py): a moving line on a terminal.
+STEPS = progress.Steps("posviz build")
+
+
 def log(message: str) -> None:
-    """One line of progress on stdout."""
-    print(f"posviz build: {message}", flush=True)
+    """The next step of the build."""
+    STEPS.step(message)
+
+
+def note(message: str) -> None:
+    """A line that stays: a warning, or what a step found."""
+    STEPS.say(message)
 
 
 def check_host_versions() -> None:
@@ -124,7 +134,12 @@ def check_host_versions() -> None:
 
 
 def prerender(
-    names: list[str], out: Path, cdn_root: str, processes: int = 2, base_url: str | None = None
+    names: list[str],
+    out: Path,
+    cdn_root: str,
+    processes: int = 2,
+    base_url: str | None = None,
+    figures_only: bool = False,
 ) -> None:
     """Pre-render every route with `panel convert`, split over a few processes.
 
@@ -132,7 +147,7 @@ def prerender(
     """
     batches = [names[i::processes] for i in range(processes)]
     with tempfile.TemporaryDirectory(prefix="posviz-home-") as home:
-        env = prerender_script.environment(Path(home), cdn_root, base_url)
+        env = prerender_script.environment(Path(home), cdn_root, base_url, figures_only)
         running = [
             subprocess.Popen(
                 [sys.executable, "-m", "posviz.build.prerender", str(out), *batch],
@@ -414,6 +429,11 @@ HOST_ONLY = (
     "embed.py",
     "embed.js",
     "scaffold.py",
+    "markdown_ext.py",
+    "myst",
+    "widget.py",
+    "widget.js",
+    "widget.css",
 )
 
 
@@ -431,6 +451,7 @@ def posviz_wheel(dest: Path, with_content: bool = True) -> Path:
             path.is_file()
             and "__pycache__" not in relative.parts
             and relative.parts[0] not in HOST_ONLY
+            and relative.parts[0] != "_content"  # an installed posviz's: add_content puts it in
             and path.suffix != ".pyc"
         ):
             files[f"posviz/{relative.as_posix()}"] = path.read_bytes()
@@ -513,7 +534,7 @@ def copy_static(out: Path, python: str) -> None:
 def precompile(built: list[Path], dist: Path) -> None:
     """Swap each wheel in place for its bytecode twin (see bytecode.py)."""
     if not bytecode.node_available():
-        log("warning: node (Node.js) not found; wheels keep source only and pages start slower")
+        note("warning: node (Node.js) not found; wheels keep source only and pages start slower")
         return
     cache = distribution.default_cache_root() / "bytecode"
     compiled, report = bytecode.compile_wheels(built, dist, cache)
@@ -521,7 +542,7 @@ def precompile(built: list[Path], dist: Path) -> None:
         if twin != source:  # an unpinned wheel (posviz's own) is compiled in place
             shutil.copy2(twin, source)
     if report["compiled_now"]:
-        log(f"compiled bytecode for {len(report['compiled_now'])} wheel(s) in Pyodide")
+        note(f"compiled bytecode for {len(report['compiled_now'])} wheel(s) in Pyodide")
 
 
 def sha256_of(path: Path) -> str:
@@ -670,6 +691,8 @@ def add_frames(out: Path, found: list[Route], fresh: dict[str, dict]) -> dict:
     now go into ``fresh``, to be kept once the build's checks pass.
     """
     listed = frames.write_frames(out, {fid for route in found for fid in route.figures}, fresh)
+    for figure_id, files in listed.items():
+        write_frame_script(out, figure_id, files)
     # The deep-link grammar first: frames.js reads and writes links with it.
     script = assets.render("posviz.build", "links.js") + assets.render("posviz.build", "frames.js")
     script = script.encode("utf-8")
@@ -684,6 +707,22 @@ def add_frames(out: Path, found: list[Route], fresh: dict[str, dict]) -> dict:
         html = edit(page.read_text("utf-8"), page.name, SETTINGS_TAG, tags, first=True)
         page.write_text(html, "utf-8")
     return listed
+
+
+def write_frame_script(out: Path, figure_id: str, files: dict) -> None:
+    """``frames/<id>.js``: the figure's frame files as a script, for a page opened as a file.
+
+    Browsers refuse ``fetch`` for ``file:`` URLs but run a script beside the page,
+    so the same gzip bytes travel base64-encoded; ``frames.js`` checks them
+    against the same sha256 as the files.
+    """
+    packed = {
+        kind: base64.b64encode((out / f["path"]).read_bytes()).decode() for kind, f in files.items()
+    }
+    path = files["json"]["path"].removesuffix(".json.gz") + ".js"
+    kept = "(self.posvizFrameFiles = self.posvizFrameFiles || {})"
+    script = f"{kept}[{json.dumps(figure_id)}] = {json.dumps(packed)};\n"
+    (out / path).write_text(script, "utf-8")
 
 
 def site_manifest(out: Path, found: list[Route], listed: dict | None = None) -> None:
@@ -743,11 +782,32 @@ def _save(text: str) -> str:
         return f"nowhere: {error.strerror}"
 
 
-def build(out: Path, cdn: bool = False, base_url: str | None = None) -> int:
-    """Build the site into `out`; 0 on success, else 1 after one line on stderr."""
+def figure_routes(found: list[Route], figures) -> list[Route]:
+    """The routes of a site of ``figures`` alone (ids): each one's own page, nothing else.
+
+    Docs that embed a few figures ship these and the runtime, no article.
+    """
+    by_id = {route.key: route for route in found if route.kind == "figure"}
+    wanted = list(dict.fromkeys(figures))
+    if not wanted:
+        raise BuildError("--figures names no figure; give ids such as --figures 710,96")
+    for figure_id in wanted:
+        if figure_id not in by_id:
+            known = ", ".join(str(i) for i in sorted(by_id))
+            raise BuildError(f"--figures: there is no figure {figure_id}; the figures are {known}")
+    return [by_id[figure_id] for figure_id in wanted]
+
+
+def build(out: Path, cdn: bool = False, base_url: str | None = None, figures=None) -> int:
+    """Build the site into `out`; 0 on success, else 1 after one line on stderr.
+
+    ``figures`` (ids): only those figures' own pages, for docs that embed them.
+    """
     started = time.monotonic()
     out = Path(os.path.abspath(out))
     work = None
+    # Pre-render, frames, wheels, and the runtime and the search index when there are.
+    STEPS.start(3 + (not cdn) + (figures is None))
     try:
         target.check(out)
         check_host_versions()
@@ -755,22 +815,28 @@ def build(out: Path, cdn: bool = False, base_url: str | None = None) -> int:
             base_url = check_base_url(base_url)
         library = content.load()
         found = list(routes(library))
+        if figures is not None:
+            found = figure_routes(found, figures)
         dist = distribution.assemble(packages=LOCK_PACKAGES)
         python = distribution.python_version(dist)
         with target.lock(out):
             target.recover(out)
             work = target.fresh(out)
-            make_site(work, found, dist, python, cdn, base_url, library)
-            target.seal(work, posviz=__version__)
+            make_site(work, found, dist, python, cdn, base_url, library, figures is not None)
+            shipped = {"figures": [route.key for route in found]} if figures is not None else {}
+            target.seal(work, posviz=__version__, **shipped)
             target.swap(work, out)
             work = None
     except KeyboardInterrupt:
+        STEPS.finish()  # the moving line goes before the message
         print(f"posviz build: interrupted; {out} is as it was", file=sys.stderr)
         return 130
     except EXPECTED as error:
+        STEPS.finish()  # the moving line goes before the message
         print(f"posviz build: failed: {one_line(error)}", file=sys.stderr)
         return 1
     except Exception as error:  # a bug: still one line, the traceback in a file
+        STEPS.finish()  # the moving line goes before the message
         saved = _save(traceback.format_exc())
         print(
             f"posviz build: failed unexpectedly: {type(error).__name__}: "
@@ -779,10 +845,11 @@ def build(out: Path, cdn: bool = False, base_url: str | None = None) -> int:
         )
         return 1
     finally:
+        STEPS.finish()
         if work is not None:
             shutil.rmtree(work, ignore_errors=True)
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
-    log(f"wrote {out} ({size / 1e6:.1f} MB) in {time.monotonic() - started:.0f} s")
+    note(f"wrote {out} ({size / 1e6:.1f} MB) in {time.monotonic() - started:.0f} s")
     return 0
 
 
@@ -794,13 +861,18 @@ def make_site(
     cdn: bool,
     base_url: str | None = None,
     library=None,
+    figures_only: bool = False,
 ) -> None:
     """Write the whole site into the empty folder `out`, offline scan included.
 
     ``library``: the content ``found`` was routed from (loaded again if not given).
+    ``figures_only``: ``found`` is figure pages alone; they link to no page, and
+    have no search box to index for.
     """
     cdn_root = "https://cdn.holoviz.org/panel/" if cdn else PANEL_CDN_ROOT
     settings = {"cdn_root": cdn_root, "base_url": base_url}
+    if figures_only:  # only then: a whole site's keys stay what they were
+        settings["figures_only"] = True
     root = content.default_root()
     route_keys = pagecache.keys(found, library or content.load(root), root, settings)
     missing = pagecache.restore(route_keys, out)
@@ -815,7 +887,7 @@ def make_site(
     fresh_pages: dict[str, str] = {}
     fresh_frames: dict[str, dict] = {}
     if missing:
-        prerender(missing, out, cdn_root, base_url=base_url)
+        prerender(missing, out, cdn_root, base_url=base_url, figures_only=figures_only)
         for name in missing:
             page = out / f"{name}.html"
             fresh_pages[name] = rewrite_page(page.read_text("utf-8"), name, cdn)
@@ -844,8 +916,9 @@ def make_site(
         copy_static(out, python)
         pin_scripts(out)
         write_worker(out, names, PYODIDE_DIR, cdn_root, python, core)
-    log("indexing the pages for search")
-    search.index(out)  # the pages are final: nothing edits them after this
+    if not figures_only:  # a figure page has no search box
+        log("indexing the pages for search")
+        search.index(out)  # the pages are final: nothing edits them after this
     site_manifest(out, found, listed)
     if not cdn:
         remember = unstamped_scan if pagecache.enabled() else None

@@ -17,7 +17,10 @@
   const CONFIG = JSON.parse(settings.textContent);
   const Links = window.posvizLinks;
   const PAGE = CONFIG.links;
-  const COMPUTING = "Computing… (waiting for Python)";
+  // Opened as a file there is no Python: a state without a frame says how to get one.
+  const COMPUTING = location.protocol === "file:"
+    ? "This state needs Python: serve this page's folder (see the note at the top)"
+    : "Computing… (waiting for Python)";
   const body = document.body;
   const api = (window.posvizFrames = {
     figures: {}, state: {}, loaded: {}, asked: {}, computed: {}, profile: {}});
@@ -32,10 +35,36 @@
     return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
   }
 
+  // A page opened as a file: browsers refuse fetch there, so each figure's files
+  // come as one script beside them (frames/<id>.js, base64), checked alike.
+  const asFile = location.protocol === "file:";
+  const scripts = {};
+  function fromScript(file) {
+    const src = file.path.replace(/\.(json|bin)\.gz$/, ".js");
+    const id = src.slice(src.lastIndexOf("/") + 1, -3);
+    scripts[src] = scripts[src] || new Promise((resolve, reject) => {
+      const tag = document.createElement("script");
+      tag.src = src;
+      tag.onload = () => resolve((self.posvizFrameFiles || {})[id]);
+      tag.onerror = () => reject(new Error(`${src} could not be loaded`));
+      document.head.appendChild(tag);
+    });
+    return scripts[src].then((packed) => {
+      const kind = file.path.endsWith(".json.gz") ? "json" : "bin";
+      if (!packed || typeof packed[kind] !== "string") throw new Error(`${src} lacks its ${kind} file`);
+      return Uint8Array.from(atob(packed[kind]), (c) => c.charCodeAt(0)).buffer;
+    });
+  }
+
   async function fetchChecked(file) {
-    const response = await fetch(new URL(file.path, document.baseURI), {priority: "low"});
-    if (!response.ok) throw new Error(`${file.path}: HTTP ${response.status}`);
-    const packed = await response.arrayBuffer();
+    let packed;
+    if (asFile) {
+      packed = await fromScript(file);
+    } else {
+      const response = await fetch(new URL(file.path, document.baseURI), {priority: "low"});
+      if (!response.ok) throw new Error(`${file.path}: HTTP ${response.status}`);
+      packed = await response.arrayBuffer();
+    }
     const actual = await sha256(packed);
     if (actual !== file.sha256) throw new Error(`${file.path} is corrupt (sha256 ${actual})`);
     const stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip"));

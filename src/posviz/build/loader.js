@@ -1,6 +1,7 @@
 // posviz: what the reader sees while Python starts, and whenever it fails.
 // Wraps the message handler panel convert wrote; body[data-posviz] is
-// "loading", then "live" or "error" (tests and benchmarks wait on it).
+// "loading", then "live" or "error" (tests and benchmarks wait on it), or
+// "file" for a page opened as a file (no Python; its frames still answer).
 // window.posvizRuntime tells which runtime this page joined (see worker.js).
 (function () {
   const body = document.body;
@@ -116,6 +117,11 @@
         } else {
           fail("The Python runtime stopped.");
         }
+        return;
+      }
+      if (msg.type === "file") { // no Python for a file: the frames answer, and it says why
+        body.dataset.posviz = "file";
+        bar.textContent = msg.msg;
         return;
       }
       if (msg.type === "error") {

@@ -33,11 +33,14 @@ PASSED = (
 POSVIZ_PASSED = ("POSVIZ_CONTENT",)
 
 
-def environment(home: Path, cdn_root: str, base_url: str | None) -> dict[str, str]:
+def environment(
+    home: Path, cdn_root: str, base_url: str | None, figures_only: bool = False
+) -> dict[str, str]:
     """The pre-render's whole environment, with ``home`` (an empty folder) as its home.
 
     UTF-8 mode stands for the locale; the user site stays the build's (it moves
-    with HOME), so the same libraries are imported.
+    with HOME), so the same libraries are imported. ``figures_only``: the site
+    ships figure pages alone (``posviz build --figures``), so they link to no page.
     """
     env = {name: os.environ[name] for name in (*PASSED, *POSVIZ_PASSED) if name in os.environ}
     env |= {
@@ -53,6 +56,10 @@ def environment(home: Path, cdn_root: str, base_url: str | None) -> dict[str, st
         from posviz.compose.page import BASE_URL_ENV
 
         env[BASE_URL_ENV] = base_url
+    if figures_only:
+        from posviz.urls import FIGURES_ONLY_ENV
+
+        env[FIGURES_ONLY_ENV] = "1"
     return env
 
 

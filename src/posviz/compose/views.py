@@ -17,6 +17,7 @@ from posviz.compose.links import DeepLinks
 from posviz.compose.page import page_template, plain_text
 from posviz.compose.routes import HOME, figure_order, figure_route, href, page_route, topic_route
 from posviz.styles import FIGURE_CSS, NOTICE_CSS, SITE_CSS, TEXT_CSS
+from posviz.urls import pages_shipped
 
 log = logging.getLogger(__name__)
 WIDTH = 1100
@@ -184,7 +185,8 @@ def page_view(slug: str) -> pn.Column:
 def figure_view(figure_id: int) -> pn.Column:
     """One figure alone, to embed; links take bare slider names (``pos=30``)."""
     figures = new_figures([figure_id])
-    uses = library().uses_of(figure_id)
+    # A build of figures alone (docs embeds) ships no article for "From …" to link to.
+    uses = library().uses_of(figure_id) if pages_shipped() else []
     return frame(DeepLinks(figures, single=True), figure_block(figures[figure_id], uses, level=1))
 
 

@@ -20,7 +20,10 @@ from posviz.content.model import (
     cycles,
     tag_clash,
 )
+from posviz.paths import repository_root
 from posviz.urls import tag_word as tag_slug
+
+CONTENT_ENV = "POSVIZ_CONTENT"  # the content folder, when not the packaged one
 
 SECTION = re.compile(r"^##\s+(?:([0-9]{1,6})\.\s+)?(.*\S)\s*$")
 FIGURE = re.compile(r"^:::\s*figure\s+(\S+)\s*$")
@@ -262,14 +265,23 @@ def _check_tags(pages, sources, problems):
 
 
 def default_root() -> Path:
-    """``$POSVIZ_CONTENT``, else the repository's ``content/``, else the packaged copy."""
-    if env := os.environ.get("POSVIZ_CONTENT"):
+    """``$POSVIZ_CONTENT``, else the checkout's ``content/``, else the wheel's ``posviz/_content``.
+
+    The wheel carries the content (setup.py), so an installed posviz builds
+    without a checkout; one that lost it says, in one line, what to set.
+    """
+    if env := os.environ.get(CONTENT_ENV):
         return Path(env)
     package = Path(__file__).resolve().parents[1]  # posviz/
-    for candidate in (package.parent.parent / "content", package / "_content"):
+    checkout = repository_root()
+    candidates = [checkout / "content"] if checkout else []
+    for candidate in (*candidates, package / "_content"):
         if candidate.is_dir():
             return candidate
-    raise FileNotFoundError("no content folder found; set POSVIZ_CONTENT to one")
+    raise FileNotFoundError(
+        f"no content folder: {package / '_content'} is missing and {CONTENT_ENV} is not set; "
+        f"set {CONTENT_ENV} to the folder that holds pages/ and topics/"
+    )
 
 
 def load(root: Path | None = None, figure_ids=None) -> Library:

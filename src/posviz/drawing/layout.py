@@ -23,13 +23,48 @@ from posviz.styles import (
 )
 from posviz.urls import figure_route, href
 
+PLOT_BASIS = 300  # px a plot that names no width asks for (HoloViews draws it at 300)
+
 
 def frame_size(plot) -> tuple[int, int] | None:
     """The (frame_width, frame_height) the plot asks for, if it asks for both."""
-    element = plot[()] if isinstance(plot, hv.DynamicMap) else plot
-    options = hv.Store.lookup_options("bokeh", element, "plot").kwargs
+    options = plot_options(plot)
     width, height = options.get("frame_width"), options.get("frame_height")
     return (width, height) if width and height else None
+
+
+def plot_options(plot) -> dict:
+    """The Bokeh plot options the figure gave ``plot`` (a DynamicMap or an element)."""
+    element = plot[()] if isinstance(plot, hv.DynamicMap) else plot
+    return hv.Store.lookup_options("bokeh", element, "plot").kwargs
+
+
+def asked_width(plot) -> int:
+    """The width in px the figure drew ``plot`` for: its frame's, its own, or HoloViews'."""
+    frame = frame_size(plot)
+    return frame[0] if frame else plot_options(plot).get("width") or PLOT_BASIS
+
+
+def has_legend(plot) -> bool:
+    """Whether HoloViews draws a legend for ``plot``: an overlay with a labelled element."""
+    element = plot[()] if isinstance(plot, hv.DynamicMap) else plot
+    labelled = isinstance(element, hv.Overlay) and any(part.label for part in element)
+    return labelled and plot_options(plot).get("show_legend", True)
+
+
+def legend_css(asked: int) -> str:
+    """A legend's rule: one column in a plot narrower than the width it was drawn for.
+
+    Bokeh lays a legend out as a grid of ``legend_cols`` columns inside the frame and
+    clips what passes the canvas; its columns fit the width the figure asked for. The
+    plot pane is the container (``plot_pane``), and container queries reach into the
+    legend's shadow root.
+    """
+    return (
+        f"@container (max-width: {asked - 1}px) {{"
+        " .bk-grid { grid-template-columns: max-content !important;"
+        " grid-template-rows: none !important; grid-auto-flow: row !important; } }"
+    )
 
 
 def plot_pane(plot):
@@ -39,11 +74,13 @@ def plot_pane(plot):
     width and keeps its aspect, up to the size it was drawn for; the frame
     size becomes the canvas size, with room for the title. Line and bar plots
     stretch to the width and keep their height, so a phone still shows their
-    curves and legends at a readable size.
+    curves and legends at a readable size. Plots share a row only when each gets
+    the width it asks for (its flex basis): a title or a legend drawn for 460 px
+    is not clipped at 300. Narrower than that (a phone), a legend takes one column.
     """
-    frame = frame_size(plot)
+    frame, asked = frame_size(plot), asked_width(plot)
     if frame is None:
-        mode, options, widest = "stretch_width", {}, 640
+        mode, options, widest = "stretch_width", {}, max(asked, 640)
     else:
         width, height = frame
         mode, widest = "scale_width", width
@@ -53,12 +90,19 @@ def plot_pane(plot):
             "plot.width": width,
             "plot.height": height + 30,
         }
+    if has_legend(plot):
+        options["legend.stylesheets"] = [legend_css(asked)]
     return pn.pane.HoloViews(
         plot.opts(backend_opts={"plot.sizing_mode": mode, **options}, clone=True),
         linked_axes=False,
         sizing_mode=mode,  # the pane's mode becomes the plot's
         css_classes=["posviz-plot"],
-        styles={"flex": "1 1 280px", "min-width": "0", "max-width": f"{widest}px"},
+        styles={
+            "flex": f"1 1 {asked}px",
+            "min-width": "0",
+            "max-width": f"{widest}px",
+            "container-type": "inline-size",  # the legend's rule measures the pane
+        },
     )
 
 
@@ -89,6 +133,7 @@ class WrappingRow(pn.Row):
 def figure_layout(figure: object) -> pn.Column:
     """The view of one figure (``Figure.__panel__``)."""
     plots = drawn_plots(figure)
+    widest = max(map(asked_width, plots))
     # One plot: controls in a column beside it, wrapping above it when narrow.
     # Two plots: controls in a wrapping row above, so the plots get the width.
     beside = len(plots) == 1
@@ -159,7 +204,8 @@ def figure_layout(figure: object) -> pn.Column:
         show,
         numbers,
         sizing_mode="stretch_width",
-        styles={"flex": "1 1 300px", "min-width": "0"},
+        # Beside the controls only when the widest plot gets the width it asks for.
+        styles={"flex": f"1 1 {widest}px", "min-width": "0"},
         stylesheets=[FIGURE_BODY_CSS],
     )
     view = pn.Column(
@@ -202,6 +248,11 @@ LINE_ROOM = 24  # a line of the readout
 # Characters of the readout on a line: beside the controls, below them, on a phone.
 LINE_CHARS = (100, 135, 44)
 PLOT_GAP = 19  # between two plots stacked on a phone
+# px a figure's row has across at the narrow edge of the wide and mid bands (1000 and
+# 700 px of viewport): the estimate is the layout at the band's narrowest.
+BAND_ACROSS = (930, 630)
+CONTROLS_ACROSS = 238  # the controls beside a plot, and the gap between them
+PLOT_GAP_ACROSS = 8  # between two plots in a row (WRAP_CSS)
 PHONE_ACROSS = 330  # px a plot has across in a card on a phone (390 px of viewport)
 # The room kept is a little less than the estimate: a short jump when the figure is
 # drawn is better than a gap left under it.
@@ -227,11 +278,12 @@ def island_room(figure) -> tuple[int, int, int]:
     """The least height in px the figure's island takes drawn: (wide, mid, narrow).
 
     Derived from what the figure draws: its plots' heights, its controls and its
-    readout's length. Wide (1000 px of viewport and more) and mid (700 to 999):
-    one plot sits beside the controls; two or more sit below a row of them, all
-    in one row when wide, two to a row when mid. Narrow: everything stacks. The
+    readout's length. Wide (1000 px of viewport and more) and mid (700 to 999),
+    laid out as at the band's narrowest (``BAND_ACROSS``): one plot sits beside the
+    controls when it gets the width it asks for; plots sit below a row of controls,
+    side by side as far as their asked widths fit. Narrow: everything stacks. The
     island keeps this room until the figure is drawn (site.css), so the text
-    below it stays put.
+    below it stays put; drawn, it is the figure's own height.
     """
     specs = figure.draw(hv, figure.frame())
     heights = [plot_height(spec) for spec in specs]
@@ -252,14 +304,37 @@ def island_room(figure) -> tuple[int, int, int]:
         return TEXT_ROOM + LINE_ROOM * sum(-(-len(line) // chars) for line in paragraphs)
 
     beside, below, narrow_chars = LINE_CHARS
-    if len(specs) == 1:  # beside its controls
-        wide = mid = max(sum(controls), heights[0] + text(beside))
-    else:  # below a row of controls
-        wide = max(controls) + max(heights) + text(below)
-        rows = [max(heights[n : n + 2]) for n in range(0, len(heights), 2)]
-        mid = max(controls) + sum(rows) + PLOT_GAP * (len(rows) - 1) + text(below)
+    asked = [spec_width(spec) for spec in specs]
+
+    def drawn_at(across: int) -> float:
+        """The height at ``across`` px of row: beside the controls, or below them in rows."""
+        if len(specs) == 1:  # its controls are a column, beside it or above it
+            if CONTROLS_ACROSS + asked[0] <= across:
+                return max(sum(controls), heights[0] + text(beside))
+            return sum(controls) + heights[0] + text(below)
+        rows = packed(asked, across)
+        tallest = [max(heights[n] for n in row) for row in rows]
+        return max(controls) + sum(tallest) + PLOT_GAP * (len(rows) - 1) + text(below)
+
+    wide, mid = drawn_at(BAND_ACROSS[0]), drawn_at(BAND_ACROSS[1])
     narrow = sum(controls) + sum(stacked) + PLOT_GAP * (len(heights) - 1) + text(narrow_chars)
     return int(UNDER * wide), int(UNDER * mid), int(UNDER * narrow)
+
+
+def spec_width(spec) -> int:
+    """The width a ``Plot`` asks for (``asked_width`` of its drawing)."""
+    return spec.options.get("frame_width") or spec.options.get("width") or PLOT_BASIS
+
+
+def packed(widths: list[int], across: int) -> list[list[int]]:
+    """The plots' indices row by row, as a wrapping row of ``across`` px lays them out."""
+    rows = [[]]
+    for n, width in enumerate(widths):
+        taken = sum(widths[m] + PLOT_GAP_ACROSS for m in rows[-1])
+        if rows[-1] and taken + width > across:
+            rows.append([])
+        rows[-1].append(n)
+    return rows
 
 
 def idle_at_opening(figure) -> set[str]:

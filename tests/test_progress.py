@@ -1,0 +1,121 @@
+"""Long work shows progress as pip does: a moving line on a terminal, plain lines elsewhere.
+
+The streams here are fakes that say whether they are a terminal; the clock is
+real but short (``progress.TICK`` is shortened), so the moving line is seen
+redrawn, not assumed.
+"""
+
+import io
+import json
+import re
+
+import pytest
+
+from posviz.build import distribution, progress
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+class Log(io.StringIO):
+    def isatty(self):
+        return False
+
+
+@pytest.fixture(autouse=True)
+def quick(monkeypatch):
+    monkeypatch.setattr(progress, "TICK", 0.02)
+
+
+def frames(text: str) -> list[str]:
+    """What a terminal showed, redraw by redraw (each starts with the erase sequence)."""
+    return [part for part in text.split(progress.CLEAR) if part]
+
+
+def test_steps_on_a_terminal_are_one_line_counted_and_timed():
+    shown = Terminal()
+    steps = progress.Steps("posviz build")
+    steps.start(3, shown)
+    steps.step("converting 2 dashboards")
+    steps.say("warning: one thing")
+    steps.step("computing the figures' frames")
+    import time
+
+    time.sleep(0.1)  # the clock redraws the line meanwhile
+    steps.finish()
+    text = shown.getvalue()
+    assert "posviz build [1/3] converting 2 dashboards · 0 s" in frames(text)
+    assert "posviz build: warning: one thing\n" in text  # a line that stays
+    redraws = [f for f in frames(text) if f.startswith("posviz build [2/3] computing")]
+    assert len(redraws) >= 2  # redrawn in place, not printed again
+    assert text.endswith(progress.CLEAR)  # the moving line is gone at the end
+    assert text.count("\n") == 1  # only the warning took a line
+
+
+def test_steps_off_a_terminal_are_plain_lines_and_nothing_is_rewritten():
+    shown = Log()
+    steps = progress.Steps("posviz build")
+    steps.start(2, shown)
+    steps.step("converting 2 dashboards")
+    steps.step("collecting wheels")
+    steps.finish()
+    text = shown.getvalue()
+    assert text == "posviz build: converting 2 dashboards\nposviz build: collecting wheels\n"
+    assert "\r" not in text and "\x1b" not in text
+
+
+def test_a_download_on_a_terminal_counts_its_bytes_as_they_arrive(tmp_path):
+    import time
+
+    shown = Terminal()
+    with progress.fetching("fetching pyodide@0.27.7 from npm", tmp_path, shown):
+        for n in range(3):
+            (tmp_path / f"part{n}").write_bytes(b"x" * 600_000)
+            time.sleep(0.08)
+    text = shown.getvalue()
+    counts = [re.search(r"· ([0-9.]+ [kM]?B) ·", f) for f in frames(text)]
+    seen = [c.group(1) for c in counts if c]
+    assert "600.0 kB" in seen and "1.2 MB" in seen  # the count grew while it ran
+    assert text.endswith("posviz: fetching pyodide@0.27.7 from npm: 1.8 MB in 0 s\n")
+
+
+def test_a_download_off_a_terminal_says_one_line_when_done(tmp_path):
+    shown = Log()
+    with progress.fetching("fetching wheels", tmp_path, shown):
+        (tmp_path / "a.whl").write_bytes(b"x" * 2500)
+    assert shown.getvalue() == "posviz: fetching wheels: 2.5 kB in 0 s\n"
+
+
+def test_a_failed_download_leaves_no_moving_line_and_no_done_line(tmp_path):
+    shown = Terminal()
+    with pytest.raises(RuntimeError):
+        with progress.fetching("fetching wheels", tmp_path, shown):
+            raise RuntimeError("the registry is gone")
+    assert shown.getvalue().endswith(progress.CLEAR)
+    assert "in 0 s" not in shown.getvalue()
+
+
+@pytest.mark.parametrize("size,said", [(812, "812 B"), (3_400_000, "3.4 MB"), (0, "0 B")])
+def test_sizes_read_as_a_reader_reads_them(size, said):
+    assert progress.human(size) == said
+
+
+def test_the_npm_fetch_keeps_its_cache_where_its_bytes_are_counted(tmp_path, monkeypatch, capsys):
+    """The runtime's download is the long one: its bytes land where ``fetching`` looks."""
+    seen = {}
+
+    def fake_run(cmd, cwd, what, env):
+        seen["env"] = env
+        cache = cwd / "npm-cache"
+        cache.mkdir()
+        (cache / "content").write_bytes(b"x" * 4000)
+        (cwd / "pyodide-0.27.7.tgz").write_bytes(b"not the pinned tarball")
+        return type("Done", (), {"stdout": json.dumps([{"filename": "pyodide-0.27.7.tgz"}])})
+
+    monkeypatch.setattr(distribution, "_run", fake_run)
+    with pytest.raises(distribution.DistributionError):
+        distribution.fetch_npm_release(tmp_path)  # the fake tarball fails its pin after
+    assert seen["env"] == {"npm_config_cache": str(tmp_path / "npm-cache")}
+    assert "fetching pyodide@0.27.7 from npm: 4.0 kB in 0 s" in capsys.readouterr().out

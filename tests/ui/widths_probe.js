@@ -1,0 +1,79 @@
+// The figure page's one island at the window's width: the room it keeps against
+// the boxes drawn in it, and every legend, label, title or control it clips.
+() => {
+  const island = document.querySelector('.posviz-island');
+  const box = (el) => el.getBoundingClientRect();
+  const deep = (root, out = []) => {
+    if (root.shadowRoot) deep(root.shadowRoot, out);
+    for (const el of root.querySelectorAll('*')) {
+      out.push(el);
+      if (el.shadowRoot) deep(el.shadowRoot, out);
+    }
+    return out;
+  };
+  // Drawn to be seen: not hidden, and not text for screen readers alone (.posviz-sr).
+  const shown = (el) => {
+    const r = box(el);
+    return r.width > 1 && r.height > 1 && getComputedStyle(el).visibility !== 'hidden'
+      && !el.closest('.posviz-sr');
+  };
+  const named = (el) => `${el.tagName.toLowerCase()}.${[...el.classList].join('.')} "${
+    (el.textContent || '').trim().slice(0, 30)}"`;
+  const all = deep(island).filter(shown);
+  // What is drawn: leaves (a canvas, a handle, a line of text) and elements holding text.
+  const drawn = all.filter((el) => !el.shadowRoot && (!el.children.length
+    || [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())));
+  const outer = box(island);
+  const LEGEND = '.bk-Legend, .bk-item, .bk-label, .bk-glyph';
+  const clipped = [];
+  const outside = (r, frame, slack = 0.5) => r.left < frame.left - slack
+    || r.right > frame.right + slack || r.top < frame.top - slack || r.bottom > frame.bottom + slack;
+  for (const el of drawn) {
+    if (outside(box(el), outer)) clipped.push(`${named(el)} outside the island`);
+  }
+  // A plot's pane: what Bokeh draws in it as DOM (a legend and its entries) stays in its canvas.
+  for (const pane of all.filter((el) => el.classList.contains('posviz-plot'))) {
+    const canvas = deep(pane).find((el) => el.tagName === 'CANVAS' && shown(el));
+    if (!canvas) continue;
+    const frame = box(canvas);
+    for (const el of deep(pane).filter(shown)) {
+      if (el.matches(LEGEND) && outside(box(el), frame)) {
+        clipped.push(`${named(el)} outside its plot`);
+      }
+    }
+  }
+  // Labels and controls whose text is cut in their own box.
+  const texts = '.bk-slider-title, .bk-btn, label, .bk-input-group, .posviz-readout, .bk-label';
+  for (const el of all.filter((each) => each.matches(texts))) {
+    if (el.scrollWidth > el.clientWidth + 1) clipped.push(`${named(el)} cut: ${el.scrollWidth} > ${el.clientWidth}`);
+  }
+  // Titles are drawn on the canvas: their text must end inside it.
+  const views = [];
+  const walk = (view) => {
+    views.push(view);
+    for (const child of view.child_views || []) walk(child);
+    for (const child of view.renderer_views ? view.renderer_views.values() : []) walk(child);
+  };
+  for (const view of Object.values(Bokeh.index)) walk(view);
+  const measure = document.createElement('canvas').getContext('2d');
+  for (const view of views.filter((v) => v.model.type === 'Title' && v.model.text)) {
+    const plot = view.parent; // the page's one figure: every plot is in the island
+    const {text_font_style: style, text_font_size: size, text_font: font} = view.model;
+    measure.font = `${style} ${size} ${typeof font === 'string' ? font : font.value}`;
+    const end = view.layout.bbox.x0 + view.model.offset + measure.measureText(view.model.text).width;
+    if (end > plot.canvas_view.bbox.width + 0.5) {
+      clipped.push(`title "${view.model.text}" ends at ${Math.round(end)} of ${plot.canvas_view.bbox.width}`);
+    }
+  }
+  const bottom = Math.max(...drawn.map((el) => box(el).bottom));
+  const width = innerWidth;
+  const band = width >= 1000 ? 'wide' : width >= 700 ? 'mid' : 'narrow';
+  return {
+    figure: Number(island.dataset.figure),
+    island: outer.height,
+    blank: outer.bottom - bottom,
+    estimate: parseFloat(island.style.getPropertyValue(`--posviz-${band}`)),
+    drawnHeight: bottom - outer.top,
+    clipped,
+  };
+}
