@@ -156,7 +156,7 @@ def quick_build(monkeypatch, tmp_path):
     """`build` with a stand-in for the slow part (the real site is built once in conftest)."""
     calls = []
 
-    def make_site(out, found, dist, python, cdn, base_url=None, library=None):
+    def make_site(out, found, dist, python, cdn, base_url=None, library=None, figures_only=False):
         calls.append(out)
         (out / "index.html").write_text("new site")
 

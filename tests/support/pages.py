@@ -26,6 +26,15 @@ SERIOUS = {"serious", "critical"}
 LIVE = 120_000  # a cold Pyodide start on 2 cores takes ~10 s; leave room for a loaded CI
 
 
+# True once the URL's query holds exactly ``want`` ({key: text}), in any order: a
+# slider's setting is written first when it moves, so the order says when, not what.
+SEARCH_IS = """(want) => {
+  const query = new URLSearchParams(location.search);
+  return [...query].length === Object.keys(want).length
+    && Object.entries(want).every(([key, value]) => query.get(key) === value);
+}"""
+
+
 class Blocked(list):
     """URLs that tried to leave the machine."""
 

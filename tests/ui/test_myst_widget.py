@@ -8,7 +8,7 @@ page posts its height as posviz's figure pages do.
 import pytest
 
 from posviz import myst
-from tests.support.browser import chromium, sealed_context, static_server
+from tests.support.browser import sealed_context, static_server
 
 pytestmark = pytest.mark.browser
 
@@ -29,14 +29,14 @@ setInterval(posted, 200);
 </script></body>"""
 
 
-def test_the_widget_draws_the_titled_iframe_and_sizes_it_to_its_page(tmp_path):
+def test_the_widget_draws_the_titled_iframe_and_sizes_it_to_its_page(tmp_path, browser):
     (tmp_path / "build").mkdir()
     (tmp_path / "build" / "posviz-embed.mjs").write_text(myst.widget_source(), "utf-8")
     (tmp_path / "_posviz").mkdir()
     (tmp_path / "_posviz" / "figure-710.html").write_text(FIGURE, "utf-8")
     (tmp_path / "index.html").write_text(THEME, "utf-8")
     blocked: list = []
-    with static_server(tmp_path) as url, chromium() as browser:
+    with static_server(tmp_path) as url:  # the suite's one Chromium (tests/ui/conftest.py)
         page = sealed_context(browser, blocked).new_page()
         page.goto(f"{url}/index.html")
         frame = page.locator("#host iframe")  # Playwright pierces the open shadow root
