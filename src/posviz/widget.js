@@ -124,10 +124,21 @@ function element(tag, attributes = {}, children = []) {
 }
 
 // A control per slider: a range input with its value, or a group of buttons.
+// The kernel answers each value with its whole state, the value included; answers
+// to earlier values of a fast drag may arrive after a later one was sent. Until the
+// kernel's value is the one the reader sent last (or it refused it), the control
+// keeps the reader's value: a stale answer never moves it back.
 function buildControl(model, spec, id) {
+  let sent = null;
   const send = (value) => {
+    sent = value;
     model.set(spec.name, value);
     model.save_changes();
+  };
+  const settled = () => {
+    if (sent !== null && model.get(spec.name) !== sent && !model.get("refused")) return false;
+    sent = null;
+    return true;
   };
   if (spec.kind === "buttons") {
     const buttons = spec.options.map(([text, value]) => {
@@ -138,6 +149,7 @@ function buildControl(model, spec, id) {
     const group = element("fieldset", {class: "posviz-widget-buttons", "data-slider": spec.name},
       [element("legend", {text: spec.label}), ...buttons]);
     const show = () => {
+      if (!settled()) return;
       spec.options.forEach(([, value], n) => {
         buttons[n].setAttribute("aria-pressed", String(value === model.get(spec.name)));
       });
@@ -155,6 +167,7 @@ function buildControl(model, spec, id) {
   const show = () => {
     const current = row.spec;
     Object.assign(input, {min: current.start, max: current.end, step: current.step});
+    if (!settled()) return;
     input.value = model.get(spec.name);
     output.textContent = String(model.get(spec.name));
   };
