@@ -168,9 +168,10 @@ def test_print_hides_controls_and_carries_the_deep_link(served, page):
     assert not link.is_visible()
     assert page.locator(".posviz-controls").first.is_visible()
     page.emulate_media(media="print")
-    assert not page.locator(".posviz-controls").first.is_visible()
-    assert not page.locator(".posviz-numbers-toggle").is_visible()
-    assert link.is_visible()
+    # The print styles apply on the next style pass: wait on the state, never one look.
+    expect(link).to_be_visible()
+    expect(page.locator(".posviz-controls").first).to_be_hidden()
+    expect(page.locator(".posviz-numbers-toggle")).to_be_hidden()
     assert link.inner_text() == f"{served}/figure-710?pos=24&d_model=128"
     assert page.locator("[name='posviz-710-hands'], .posviz-plot").first.is_visible()
 
