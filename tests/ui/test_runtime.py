@@ -187,12 +187,18 @@ def test_a_runtime_that_dies_while_starting_is_replaced(static_site, context):
         "() => window.posvizRuntime && window.posvizRuntime.state === 'starting'", timeout=LIVE
     )
     first = runtime(page)["id"]
+    console = []
+    page.on("console", lambda message: console.append(message.text))
     kill_runtime(page.context.browser, static_site)
+    # Wait on what the page does next, whatever it is: the note, a failure, or live.
     page.wait_for_function(
-        "() => window.posvizStatusHistory.some("
-        "  (text) => text.includes('Python stopped while starting, so it starts again'))",
-        timeout=30_000,
+        "() => window.posvizStatusHistory.some((text) => text.includes('starts again'))"
+        " || ['live', 'error'].includes(document.body.dataset.posviz)",
+        timeout=LIVE,
     )
+    history = page.evaluate("window.posvizStatusHistory")
+    seen = (history, runtime(page), console)
+    assert any("Python stopped while starting, so it starts again" in t for t in history), seen
     wait_live(page)
     history = page.evaluate("window.posvizStatusHistory")
     assert not any("could not start" in text for text in history), history
