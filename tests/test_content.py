@@ -1,5 +1,10 @@
-"""The content model: the real pages and topic, the reading-order rule, and every
-kind of broken file reported as ``file:line: message``, by the loader and by the CLI."""
+"""The content model: structure on a fixture the tests own, the real content by one smoke
+test and the seed's facts by name, the reading-order rule, and every kind of broken file
+reported as ``file:line: message``, by the loader and by the CLI.
+
+An author edits the real pages freely: only the seed's facts (``tests/support/
+content_checks.py``) and the numbers a page declares are pinned there.
+"""
 
 import dataclasses
 import itertools
@@ -17,151 +22,110 @@ from posviz import content
 from posviz.cli import main
 from posviz.content import ContentError, load, ordered
 from posviz.figures import figure_ids
+from tests.support.author_edit import apply_author_edit
+from tests.support.content_checks import FIXTURE, REAL, SEED_FROM, check_real_content
 
-CONTENT = Path(__file__).resolve().parents[1] / "content"
+CONTENT = REAL  # the real content: the smoke test and the seed's facts only
 
-AIAYN = "attention-is-all-you-need"
-PIXELS = "attention-meets-pixels"
-QKV = "query-key-value"
-BEFORE = "attention-before-transformers"
+BASICS, ONE, TWO = "basics", "figures-one", "figures-two"
+TOPIC = "ordering"
 
 
 @pytest.fixture(scope="module")
 def site():
-    return load(CONTENT)
+    return load(FIXTURE)
 
 
-# --- the real content ----------------------------------------------------------
+# --- the real content: one smoke test, the seed's facts by name --------------------
 
 
-SEED = (BEFORE, AIAYN, PIXELS, QKV)
+def test_the_real_content_validates_renders_and_keeps_the_seeds_facts():
+    check_real_content(REAL)
 
 
-def test_the_seed_pages_have_their_titles_and_kinds(site):
-    assert {slug: (site.pages[slug].title, site.pages[slug].kind) for slug in SEED} == {
-        BEFORE: ("Attention Before Transformers — Score, Squash, Multiply", "Read"),
-        AIAYN: ("Attention Is All You Need — The Transformer, Block by Block", "Paper"),
-        PIXELS: (
-            "Attention Meets Pixels — Windows, Axes and the First Fully Attentional Networks",
-            "Paper",
-        ),
-        QKV: ("Query, Key, Value — Dot-Product Attention from Scratch", "Paper"),
+def test_an_authors_edit_of_the_real_content_fails_no_check(tmp_path):
+    """A heading renamed, a sentence and a tag added, a summary rewritten: all checks pass."""
+    root = tmp_path / "content"
+    shutil.copytree(REAL, root)
+    before = load(root)
+    apply_author_edit(root)
+    after = load(root)
+    assert after != before  # the edit reached the model: headings, tags, text, summary
+    check_real_content(root)
+
+
+def test_renaming_a_seed_heading_fails_the_real_content_check(tmp_path):
+    """The seed's "From" lines are facts: the same check refuses a renamed one."""
+    root = tmp_path / "content"
+    shutil.copytree(REAL, root)
+    page = root / "pages" / "attention-is-all-you-need.md"
+    edit(page, "## 2. The Encoder Layer\n", "## 2. Encoder Layers\n")
+    with pytest.raises(AssertionError, match="seed's four figures"):
+        check_real_content(root)
+    assert SEED_FROM[96].endswith("› 2. The Encoder Layer")
+
+
+# --- structure, on the fixture -------------------------------------------------------
+
+
+def test_pages_have_their_titles_kinds_and_numbered_sections(site):
+    assert {slug: (page.kind, len(page.sections)) for slug, page in site.pages.items()} == {
+        BASICS: ("Read", 2),
+        ONE: ("Paper", 3),
+        TWO: ("Paper", 2),
     }
+    assert site.pages[BASICS].title == "Basics — A Page Without Figures"
+    assert [s.heading for s in site.pages[ONE].sections] == ["1. Opening", "2. Counting", "3. Turning"]
+    for page in site.pages.values():
+        count = len(page.sections)
+        assert [section.number for section in page.sections] == list(range(1, count + 1))
+        assert [s.anchor for s in page.sections] == [f"section-{n}" for n in range(1, count + 1)]
 
 
-@pytest.mark.parametrize(
-    "slug,headings",
-    [
-        (
-            QKV,
-            [
-                "1. A Lookup That Can Be Soft",
-                "2. Score, Scale, Softmax, Sum",
-                "3. All Queries at Once",
-                "4. Attention Cannot See Order",
-            ],
-        ),
-        (
-            BEFORE,
-            [
-                "1. A Whole Sentence Through One Vector",
-                "2. Bahdanau: Score, Squash, Multiply",
-                "3. Luong: Multiplicative Scores",
-                "4. Reading the Alignment Picture",
-                "5. Order Came for Free",
-            ],
-        ),
-        (
-            AIAYN,
-            [
-                "1. The Architecture at a Glance",
-                "2. The Encoder Layer",
-                "3. The Decoder Layer",
-                "4. Embeddings and Positional Encoding",
-                "5. Training and Results",
-            ],
-        ),
-        (
-            PIXELS,
-            [
-                "1. Why n² Kills Images",
-                "2. Local Windows",
-                "3. Query Blocks and Memory Blocks",
-                "4. Axes: Attention One Axis at a Time",
-                "5. Position on a Grid",
-            ],
-        ),
-    ],
-)
-def test_real_pages_have_their_numbered_sections(site, slug, headings):
-    sections = site.pages[slug].sections
-    assert [section.heading for section in sections] == headings
-    assert [section.number for section in sections] == list(range(1, len(headings) + 1))
-    assert [section.anchor for section in sections] == [
-        f"section-{n}" for n in range(1, len(headings) + 1)
-    ]
-
-
-def test_the_seed_pages_place_their_figures_in_the_right_sections(site):
+def test_pages_place_their_figures_in_the_right_sections(site):
     figures = {
-        slug: {section.heading: section.figures for section in page.sections if section.figures}
+        slug: {section.number: section.figures for section in page.sections if section.figures}
         for slug, page in site.pages.items()
-        if slug in SEED
     }
-    assert figures == {
-        QKV: {},
-        BEFORE: {},
-        AIAYN: {"2. The Encoder Layer": (96,), "4. Embeddings and Positional Encoding": (710,)},
-        PIXELS: {
-            "1. Why n² Kills Images": (7256,),
-            "4. Axes: Attention One Axis at a Time": (4121,),
-        },
-    }
+    assert figures == {BASICS: {}, ONE: {2: (96,), 3: (710,)}, TWO: {1: (7256,), 2: (710,)}}
     # A figure sits between the text before it and the text after it.
-    encoder = site.pages[AIAYN].sections[1]
-    kinds = ["figure" if isinstance(block, int) else "text" for block in encoder.blocks]
-    assert kinds == ["text", "figure", "text"]
-    assert encoder.blocks[0].startswith("An encoder layer has two sub-layers.")
-    assert encoder.blocks[2].startswith("The figure counts every weight by role.")
-    assert site.pages[AIAYN].figures == (96, 710)
-    assert site.pages[PIXELS].figures == (7256, 4121)
-
-
-def test_real_topic_category_reading_order_figures_and_tags(site):
-    topic = site.topics["positional-encoding"]
-    assert topic.title == "Positional encoding"
-    assert topic.category == "Mechanisms"
-    assert [page.slug for page in site.reading_order(topic)] == [QKV, BEFORE]
-    # The seed's four figures, with their sections, first and in its order; later pages' after.
-    uses = [(use.figure_id, use.page.slug, use.section.heading) for use in site.figure_uses(topic)]
-    assert uses[:4] == [
-        (96, AIAYN, "2. The Encoder Layer"),
-        (710, AIAYN, "4. Embeddings and Positional Encoding"),
-        (7256, PIXELS, "1. Why n² Kills Images"),
-        (4121, PIXELS, "4. Axes: Attention One Axis at a Time"),
+    kinds = [
+        ["figure" if isinstance(block, int) else "text" for block in section.blocks]
+        for section in site.pages[ONE].sections
     ]
-    assert all(slug not in (AIAYN, PIXELS) for _, slug, _ in uses[4:])
-    # The seed's tags keep their counts and their order; other pages' tags join them.
-    seed = [("Self-attention", 2), ("Efficient attention", 1), ("Transformers", 1)]
-    assert [tag for tag in site.tags(topic) if tag in seed] == seed
-    assert {name for name, _ in site.tags(topic)} & {name for name, _ in seed} == {
-        name for name, _ in seed
-    }
+    assert kinds == [["text"], ["text", "figure", "text"], ["figure", "text"]]
+    assert site.pages[ONE].sections[1].blocks[0] == "Text before the figure."
+    assert site.pages[ONE].figures == (96, 710)
+    assert site.pages[TWO].figures == (7256, 710)
+
+
+def test_topic_category_reading_order_figures_and_tags(site):
+    topic = site.topics[TOPIC]
+    assert (topic.title, topic.category) == ("Ordering", "Mechanisms")
+    assert [page.slug for page in site.reading_order(topic)] == [BASICS]
+    uses = [(use.figure_id, use.page.slug, use.section.number) for use in site.figure_uses(topic)]
+    assert uses == [(96, ONE, 2), (710, ONE, 3), (7256, TWO, 1), (710, TWO, 2)]
+    # A figure two pages show is listed once, with both of its uses in reading order.
+    shown = [(fid, [(u.page.slug, u.section.number) for u in us]) for fid, us in site.figures_shown(topic)]
+    assert shown == [(96, [(ONE, 2)]), (710, [(ONE, 3), (TWO, 2)]), (7256, [(TWO, 1)])]
+    # Tags count the topic's figure pages: most first, then by name.
+    assert site.tags(topic) == [("Beta", 2), ("Alpha", 1), ("Gamma", 1)]
 
 
 def test_reading_order_follows_prerequisites_through_pages_not_listed(site):
-    # The pixels page builds on the Transformer page, which builds on query-key-value:
-    # listed first, it must still come after query-key-value.
-    topic = dataclasses.replace(site.topics["positional-encoding"], read_first=(PIXELS, QKV))
-    assert [page.slug for page in site.reading_order(topic)] == [QKV, PIXELS]
-    topic = dataclasses.replace(topic, read_first=(PIXELS, BEFORE, AIAYN, QKV))
-    assert [page.slug for page in site.reading_order(topic)] == [QKV, BEFORE, AIAYN, PIXELS]
+    # figures-two builds on figures-one, which builds on basics: listed first, it must
+    # still come after basics.
+    topic = dataclasses.replace(site.topics[TOPIC], read_first=(TWO, BASICS))
+    assert [page.slug for page in site.reading_order(topic)] == [BASICS, TWO]
+    topic = dataclasses.replace(topic, read_first=(TWO, ONE, BASICS))
+    assert [page.slug for page in site.reading_order(topic)] == [BASICS, ONE, TWO]
 
 
 def test_uses_of_a_figure_are_the_sections_that_show_it(site):
-    [use] = site.uses_of(4121)
-    assert (use.page.slug, use.section.number) == (PIXELS, 4)
+    assert [(u.page.slug, u.section.number) for u in site.uses_of(710)] == [(ONE, 3), (TWO, 2)]
+    assert (site.home_of(710).page.slug, site.home_of(710).section.number) == (ONE, 3)
     assert site.uses_of(max(figure_ids()) + 1) == []  # no page shows it
+    assert site.home_of(max(figure_ids()) + 1) is None
 
 
 # --- ordered(): against brute force --------------------------------------------
@@ -231,9 +195,9 @@ def test_ordered_names_the_pages_of_a_cycle():
 
 @pytest.fixture
 def broken(tmp_path) -> Path:
-    """A copy of the real content, for a test to break."""
+    """A copy of the fixture content, for a test to break."""
     root = tmp_path / "content"
-    shutil.copytree(CONTENT, root)
+    shutil.copytree(FIXTURE, root)
     return root
 
 
@@ -259,24 +223,20 @@ def problems_of(root: Path) -> list[tuple[str, int, str]]:
 
 
 def test_missing_required_field(broken):
-    edit(broken / f"pages/{QKV}.md", "tags: [Self-attention]\n", "")
-    found = problems_of(broken)
-    assert (f"pages/{QKV}.md", 1, "missing required field 'tags'") in found
-    assert [p for p in found if p[0] == f"pages/{QKV}.md"] == [
-        (f"pages/{QKV}.md", 1, "missing required field 'tags'")
-    ]
+    edit(broken / f"pages/{BASICS}.md", "tags: [Alpha]\n", "")
+    assert problems_of(broken) == [(f"pages/{BASICS}.md", 1, "missing required field 'tags'")]
 
 
 def test_declared_numbers_are_read_with_where_they_come_from(broken):
     edit(
-        broken / f"pages/{QKV}.md",
-        "tags: [Self-attention]\n",
-        'tags: [Self-attention]\nnumbers:\n  "1.00": figure-7256?k=8&m=32\n'
-        "  2014: Bahdanau et al. 2014\n",
+        broken / f"pages/{BASICS}.md",
+        "tags: [Alpha]\n",
+        'tags: [Alpha]\nnumbers:\n  "1.00": figure-7256?k=8&m=32\n  2014: Bahdanau et al. 2014\n',
     )
-    page = load(broken).pages[QKV]
+    page = load(broken).pages[BASICS]
     assert page.numbers == (("1.00", "figure-7256?k=8&m=32"), ("2014", "Bahdanau et al. 2014"))
-    assert load(CONTENT).pages[QKV].numbers == ()
+    assert [line for _, _, line in page.number_lines] == [8, 9]
+    assert load(FIXTURE).pages[BASICS].numbers == ()
 
 
 @pytest.mark.parametrize(
@@ -290,71 +250,60 @@ def test_declared_numbers_are_read_with_where_they_come_from(broken):
 def test_declared_numbers_that_say_nothing_or_name_no_figure_are_problems(
     broken, numbers, line, message
 ):
-    edit(
-        broken / f"pages/{QKV}.md", "tags: [Self-attention]\n", f"tags: [Self-attention]\n{numbers}"
-    )
-    found = [p for p in problems_of(broken) if p[0] == f"pages/{QKV}.md"]
+    edit(broken / f"pages/{BASICS}.md", "tags: [Alpha]\n", f"tags: [Alpha]\n{numbers}")
+    found = [p for p in problems_of(broken) if p[0] == f"pages/{BASICS}.md"]
     assert [(p[1], p[2][: len(message)]) for p in found] == [(line, message)]
 
 
 def test_missing_topic_field(broken):
-    edit(broken / "topics/positional-encoding.md", "category: Mechanisms\n", "")
-    assert problems_of(broken) == [
-        ("topics/positional-encoding.md", 1, "missing required field 'category'")
-    ]
+    edit(broken / f"topics/{TOPIC}.md", "category: Mechanisms\n", "")
+    assert problems_of(broken) == [(f"topics/{TOPIC}.md", 1, "missing required field 'category'")]
 
 
 def test_list_field_that_is_not_a_list(broken):
-    page = broken / f"pages/{PIXELS}.md"
-    edit(page, f"builds_on: [{AIAYN}]", f"builds_on: {AIAYN}")
-    assert [p for p in problems_of(broken) if p[0] == f"pages/{PIXELS}.md"] == [
+    page = broken / f"pages/{TWO}.md"
+    edit(page, f"builds_on: [{ONE}]", f"builds_on: {ONE}")
+    assert problems_of(broken) == [
         (
-            f"pages/{PIXELS}.md",
-            line_of(page, f"builds_on: {AIAYN}"),
+            f"pages/{TWO}.md",
+            line_of(page, f"builds_on: {ONE}"),
             "'builds_on' must be a list, like [a, b]",
         )
     ]
 
 
 def test_unknown_figure_id_is_reported_at_its_figure_line(broken):
-    page = broken / f"pages/{AIAYN}.md"
+    page = broken / f"pages/{ONE}.md"
     edit(page, "::: figure 710\n", "::: figure 711\n")
     [(path, line, message)] = problems_of(broken)
-    assert (path, line) == (f"pages/{AIAYN}.md", line_of(page, "::: figure 711")) == (path, 42)
+    assert (path, line) == (f"pages/{ONE}.md", line_of(page, "::: figure 711")) == (path, 22)
     assert message.startswith("unknown figure id '711' (known: ")
     assert ", ".join(map(str, sorted(figure_ids()))) in message
 
 
 def test_builds_on_a_slug_that_does_not_exist(broken):
-    page = broken / f"pages/{PIXELS}.md"
-    edit(page, f"builds_on: [{AIAYN}]", f"builds_on: [{AIAYN}, attention-in-space]")
+    page = broken / f"pages/{TWO}.md"
+    edit(page, f"builds_on: [{ONE}]", f"builds_on: [{ONE}, attention-in-space]")
     assert problems_of(broken) == [
         (
-            f"pages/{PIXELS}.md",
-            line_of(page, f"builds_on: [{AIAYN}, attention-in-space]"),
+            f"pages/{TWO}.md",
+            line_of(page, f"builds_on: [{ONE}, attention-in-space]"),
             "builds on 'attention-in-space', which is no page's slug",
         )
     ]
 
 
 def test_topic_naming_a_missing_page(broken):
-    topic = broken / "topics/positional-encoding.md"
-    listed = next(
-        line for line in topic.read_text("utf-8").splitlines() if line.startswith("pages:")
-    )
-    wrong = listed.replace(PIXELS, "attention-in-space")
-    edit(topic, listed, wrong)
+    topic = broken / f"topics/{TOPIC}.md"
+    edit(topic, f"pages: [{ONE}, {TWO}]", f"pages: [{ONE}, attention-in-space]")
     [(path, line, message)] = problems_of(broken)
-    assert (path, line) == (
-        "topics/positional-encoding.md",
-        line_of(topic, wrong),
-    )
+    assert (path, line) == (f"topics/{TOPIC}.md", line_of(topic, f"pages: [{ONE}, attention-in-space]"))
     assert "'attention-in-space'" in message and "no page's slug" in message
 
 
 def test_a_cycle_names_its_pages_at_each_builds_on_line(broken):
-    # query-key-value → attention-is-all-you-need → query-key-value
-    edit(broken / f"pages/{QKV}.md", "builds_on: []", f"builds_on: [{AIAYN}]")
+    # basics → figures-two → figures-one → basics
+    edit(broken / f"pages/{BASICS}.md", "builds_on: []", f"builds_on: [{TWO}]")
     found = problems_of(broken)
     assert found, "a cycle must be reported"
     builds_on = {}
@@ -374,66 +323,64 @@ def test_a_cycle_names_its_pages_at_each_builds_on_line(broken):
             assert prerequisite in builds_on[page][1]
         assert line == builds_on[Path(path).stem][0]
         cycles.append(frozenset(cycle))
-    assert frozenset({QKV, AIAYN}) in cycles
-    assert {path for path, _, _ in found} >= {f"pages/{QKV}.md", f"pages/{AIAYN}.md"}
-    # A page outside every cycle is not blamed.
-    assert f"pages/{PIXELS}.md" not in {path for path, _, _ in found}
+    assert set(cycles) == {frozenset({BASICS, ONE, TWO})}
+    assert {path for path, _, _ in found} == {f"pages/{s}.md" for s in (BASICS, ONE, TWO)}
+
+
+def test_a_page_outside_a_cycle_is_not_blamed(broken):
+    # figures-one → figures-two → figures-one; basics stays outside.
+    edit(broken / f"pages/{ONE}.md", "builds_on: [basics]", f"builds_on: [basics, {TWO}]")
+    assert {path for path, _, _ in problems_of(broken)} == {f"pages/{ONE}.md", f"pages/{TWO}.md"}
 
 
 def test_duplicate_slug_mentions_both_files(broken):
-    edit(broken / f"pages/{PIXELS}.md", f"slug: {PIXELS}", f"slug: {AIAYN}")
-    found = problems_of(broken)
-    duplicates = [p for p in found if "duplicate" in p[2]]
+    edit(broken / f"pages/{TWO}.md", f"slug: {TWO}", f"slug: {ONE}")
+    duplicates = [p for p in problems_of(broken) if "duplicate" in p[2]]
     assert duplicates == [
         (
-            f"pages/{PIXELS}.md",
+            f"pages/{TWO}.md",
             2,
-            f"duplicate page slug '{AIAYN}' (also in {broken / 'pages' / f'{AIAYN}.md'})",
+            f"duplicate page slug '{ONE}' (also in {broken / 'pages' / f'{ONE}.md'})",
         )
     ]
 
 
 def test_duplicate_slug_is_reported_at_the_slug_line(broken):
-    page = broken / f"pages/{PIXELS}.md"
-    edit(page, f"slug: {PIXELS}\n", "")
-    edit(page, "kind: Paper\n", f"kind: Paper\nslug: {AIAYN}\n")
+    page = broken / f"pages/{TWO}.md"
+    edit(page, f"slug: {TWO}\n", "")
+    edit(page, "kind: Paper\n", f"kind: Paper\nslug: {ONE}\n")
     duplicates = [p for p in problems_of(broken) if "duplicate" in p[2]]
     assert (
         [(path, line) for path, line, _ in duplicates]
-        == [(f"pages/{PIXELS}.md", line_of(page, f"slug: {AIAYN}"))]
-        == [(f"pages/{PIXELS}.md", 4)]
+        == [(f"pages/{TWO}.md", line_of(page, f"slug: {ONE}"))]
+        == [(f"pages/{TWO}.md", 4)]
     )
-    assert str(broken / "pages" / f"{AIAYN}.md") in duplicates[0][2]
+    assert str(broken / "pages" / f"{ONE}.md") in duplicates[0][2]
 
 
 @pytest.mark.parametrize(
     "slug,heading,broken_heading,message",
     [
         (
-            AIAYN,
-            "## 3. The Decoder Layer",
-            "## The Decoder Layer",
-            "section 'The Decoder Layer' has no number; write '## 1. Title'",
+            ONE,
+            "## 3. Turning",
+            "## Turning",
+            "section 'Turning' has no number; write '## 1. Title'",
         ),
-        (
-            QKV,
-            "## 3. All Queries at Once",
-            "## 4. All Queries at Once",
-            "section number 4 should be 3",
-        ),
+        (ONE, "## 2. Counting", "## 3. Counting", "section number 3 should be 2"),
     ],
 )
 def test_section_heading_without_its_number(broken, slug, heading, broken_heading, message):
     page = broken / f"pages/{slug}.md"
     edit(page, heading, broken_heading)
-    assert problems_of(broken) == [(f"pages/{slug}.md", line_of(page, broken_heading), message)]
+    assert problems_of(broken)[0] == (f"pages/{slug}.md", line_of(page, broken_heading), message)
 
 
 def test_invalid_yaml_is_one_line_at_the_line_yaml_stops(broken):
-    page = broken / f"pages/{BEFORE}.md"
+    page = broken / f"pages/{BASICS}.md"
     edit(page, "kind: Read\n", "kind: Read: essay\n")
-    [(path, line, message)] = [p for p in problems_of(broken) if p[0] == f"pages/{BEFORE}.md"]
-    assert (path, line) == (f"pages/{BEFORE}.md", line_of(page, "kind: Read: essay"))
+    [(path, line, message)] = [p for p in problems_of(broken) if p[0] == f"pages/{BASICS}.md"]
+    assert (path, line) == (f"pages/{BASICS}.md", line_of(page, "kind: Read: essay"))
     assert message.startswith("front matter is not valid YAML: ")
     assert "mapping values are not allowed here" in message
     # One line, and no line number counted from the front matter instead of the file.
@@ -455,19 +402,19 @@ def test_front_matter_that_is_not_closed(broken):
 
 
 def test_several_problems_are_all_reported_in_file_then_line_order(broken):
-    edit(broken / "topics/positional-encoding.md", "category: Mechanisms\n", "")
-    edit(broken / f"pages/{AIAYN}.md", "::: figure 96\n", "::: figure 69\n")
-    edit(broken / f"pages/{AIAYN}.md", "## 5. Training and Results", "## Training and Results")
-    edit(broken / f"pages/{PIXELS}.md", f"builds_on: [{AIAYN}]", "builds_on: [transformer]")
+    edit(broken / f"topics/{TOPIC}.md", "category: Mechanisms\n", "")
+    edit(broken / f"pages/{ONE}.md", "::: figure 96\n", "::: figure 69\n")
+    edit(broken / f"pages/{ONE}.md", "## 3. Turning", "## Turning")
+    edit(broken / f"pages/{TWO}.md", f"builds_on: [{ONE}]", "builds_on: [transformer]")
     (broken / "pages/notes.md").write_text("no front matter\n", "utf-8")
 
     found = [(path, line) for path, line, _ in problems_of(broken)]
     assert found == [
-        (f"pages/{AIAYN}.md", line_of(broken / f"pages/{AIAYN}.md", "::: figure 69")),
-        (f"pages/{AIAYN}.md", line_of(broken / f"pages/{AIAYN}.md", "## Training and Results")),
-        (f"pages/{PIXELS}.md", 5),
+        (f"pages/{ONE}.md", line_of(broken / f"pages/{ONE}.md", "::: figure 69")),
+        (f"pages/{ONE}.md", line_of(broken / f"pages/{ONE}.md", "## Turning")),
+        (f"pages/{TWO}.md", 5),
         ("pages/notes.md", 1),
-        ("topics/positional-encoding.md", 1),
+        (f"topics/{TOPIC}.md", 1),
     ]
 
 
@@ -476,19 +423,16 @@ def test_several_problems_are_all_reported_in_file_then_line_order(broken):
 PROBLEM_LINE = re.compile(r"^  (?P<path>\S+\.md):(?P<line>\d+): (?P<message>.+)$")
 
 
-def test_check_passes_on_the_real_content(capsys):
-    assert main(["check", "--content", str(CONTENT)]) == 0
+def test_check_passes_on_the_fixture(capsys):
+    assert main(["check", "--content", str(FIXTURE)]) == 0
     out, err = capsys.readouterr()
-    site = load(CONTENT)
-    assert (
-        out.strip() == f"posviz: content OK: {len(site.pages)} page(s), {len(site.topics)} topic(s)"
-    )
+    assert out.strip() == "posviz: content OK: 3 page(s), 1 topic(s)"
     assert err == ""
 
 
 def test_check_fails_with_file_and_line_on_broken_content(broken, capsys):
-    edit(broken / f"pages/{AIAYN}.md", "::: figure 710\n", "::: figure 711\n")
-    edit(broken / f"pages/{QKV}.md", "## 2. Score", "## Score")
+    edit(broken / f"pages/{ONE}.md", "::: figure 710\n", "::: figure 711\n")
+    edit(broken / f"pages/{BASICS}.md", "## 2. Second", "## Second")
 
     assert main(["check", "--content", str(broken)]) == 1
     out, err = capsys.readouterr()
@@ -498,21 +442,21 @@ def test_check_fails_with_file_and_line_on_broken_content(broken, capsys):
     assert all(parsed), lines
     assert [(m["path"], int(m["line"])) for m in parsed] == [
         (
-            str(broken / "pages" / f"{AIAYN}.md"),
-            line_of(broken / f"pages/{AIAYN}.md", "::: figure 711"),
+            str(broken / "pages" / f"{BASICS}.md"),
+            line_of(broken / f"pages/{BASICS}.md", "## Second Things"),
         ),
         (
-            str(broken / "pages" / f"{QKV}.md"),
-            line_of(broken / f"pages/{QKV}.md", "## Score, Scale, Softmax, Sum"),
+            str(broken / "pages" / f"{ONE}.md"),
+            line_of(broken / f"pages/{ONE}.md", "::: figure 711"),
         ),
     ]
-    assert "unknown figure id '711'" in parsed[0]["message"]
-    assert "has no number" in parsed[1]["message"]
+    assert "has no number" in parsed[0]["message"]
+    assert "unknown figure id '711'" in parsed[1]["message"]
     assert "content OK" not in out
 
 
 def test_serve_refuses_broken_content_before_starting_anything(broken, capsys, monkeypatch):
-    edit(broken / f"pages/{PIXELS}.md", "::: figure 4121\n", "::: figure 4122\n")
+    edit(broken / f"pages/{TWO}.md", "::: figure 7256\n", "::: figure 7257\n")
     monkeypatch.setenv("POSVIZ_CONTENT", str(broken))
 
     def started(*args, **kwargs):
@@ -522,8 +466,8 @@ def test_serve_refuses_broken_content_before_starting_anything(broken, capsys, m
 
     assert main(["serve", "--port", "0"]) == 1
     out, err = capsys.readouterr()
-    page = broken / "pages" / f"{PIXELS}.md"
-    assert f"{page}:{line_of(page, '::: figure 4122')}: unknown figure id '4122'" in err
+    page = broken / "pages" / f"{TWO}.md"
+    assert f"{page}:{line_of(page, '::: figure 7257')}: unknown figure id '7257'" in err
     assert "serving" not in out
 
 

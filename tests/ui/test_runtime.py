@@ -47,22 +47,35 @@ def answers(page, plot: str, figure_index: int = 0):
     return wait_for_change(page, plot, before)
 
 
-def shared_workers(browser, site: str) -> list[str]:
-    """Target ids of the runtimes this site's pages started (via Chromium's DevTools)."""
+def context_id(page) -> str:
+    """The DevTools id of ``page``'s browser context (its profile)."""
+    session = page.context.new_cdp_session(page)
+    info = session.send("Target.getTargetInfo")["targetInfo"]
+    session.detach()
+    return info["browserContextId"]
+
+
+def shared_workers(browser, site: str, profile: str | None = None) -> list[str]:
+    """Target ids of the runtimes this site's pages started (via Chromium's DevTools),
+    in the profile ``profile`` only when given: an earlier test's profile may still be
+    ending, and its runtime with it."""
     session = browser.new_browser_cdp_session()
     targets = session.send("Target.getTargets")["targetInfos"]
     session.detach()
     return [
         t["targetId"]
         for t in targets
-        if t["type"] == "shared_worker" and t["url"].startswith(f"{site}/posviz-worker.js")
+        if t["type"] == "shared_worker"
+        and t["url"].startswith(f"{site}/posviz-worker.js")
+        and profile in (None, t.get("browserContextId"))
     ]
 
 
-def kill_runtime(browser, site: str):
-    """End the site's runtime from outside, as a crash or the browser would."""
+def kill_runtime(page, site: str):
+    """End the runtime of ``page``'s profile from outside, as a crash or the browser would."""
+    browser = page.context.browser
     session = browser.new_browser_cdp_session()
-    (target,) = shared_workers(browser, site)
+    (target,) = shared_workers(browser, site, context_id(page))
     assert session.send("Target.closeTarget", {"targetId": target})["success"]
     session.detach()
 
@@ -189,7 +202,7 @@ def test_a_runtime_that_dies_while_starting_is_replaced(static_site, context):
     first = runtime(page)["id"]
     console = []
     page.on("console", lambda message: console.append(message.text))
-    kill_runtime(page.context.browser, static_site)
+    kill_runtime(page, static_site)
     # Wait on what the page does next, whatever it is: the note, a failure, or live.
     page.wait_for_function(
         "() => window.posvizStatusHistory.some((text) => text.includes('starts again'))"
