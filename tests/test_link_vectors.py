@@ -57,6 +57,19 @@ def test_a_written_link_reads_back_as_the_values_written():
     assert deeplinks.read(after, page)["values"] == {9001: values}
 
 
+@pytest.mark.parametrize(
+    "case", VECTORS["moved"]["cases"], ids=[c["why"] for c in VECTORS["moved"]["cases"]]
+)
+def test_python_checks_a_moved_slider_as_the_vectors_say(case):
+    moves = VECTORS["moved"]["moves"]
+    if case["error"] is None:
+        deeplinks.check_moved(case["value"], moves, case["values"])
+    else:
+        with pytest.raises(ValueError) as refused:
+            deeplinks.check_moved(case["value"], moves, case["values"])
+        assert str(refused.value) == case["error"]
+
+
 def test_the_notice_escapes_and_stops_at_max_shown():
     problems = [f"<b>{n}</b>" for n in range(deeplinks.MAX_SHOWN + 3)]
     notice = deeplinks.notice_html(problems)
@@ -125,3 +138,19 @@ def test_each_value_a_widget_reaches_passes_the_grammar(figure_id):
         if slider.get("step") and slider.get("bounds"):
             with pytest.raises(ValueError, match="in steps of|even"):
                 deeplinks.check(slider["bounds"][0] + 1, slider)
+
+
+@pytest.mark.parametrize("figure_id", sorted(FIGURES))
+def test_a_moving_sliders_table_gives_the_bounds_the_figure_has_in_every_state(figure_id):
+    """Every state the build reaches, checked against the table a checker without Python reads:
+    the table names the movers, and its bounds are the figure's own."""
+    from posviz.build.frames import reachable
+
+    cls = FIGURES[figure_id]
+    tables = cls.moving_bounds()
+    assert set(tables) == set(cls.moving_sliders())  # every moving slider can be checked
+    for values in reachable(cls)[0].values():
+        figure = cls(**{k: v for k, v in values.items() if k not in cls.implied})
+        for name, moves in tables.items():
+            state = [getattr(figure, mover) for mover in moves["by"]]
+            assert moves["bounds"][deeplinks.state_key(state)] == list(figure.param[name].bounds)

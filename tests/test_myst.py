@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from posviz import deeplinks, myst
+from posviz import deeplinks, embed, myst
 from posviz.figures import FIGURES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,6 +58,13 @@ SECOND = """\
 :k: 12
 :m: 20
 ```
+
+A row that only a wider image has, written before the width that allows it:
+
+```{posviz-figure} 2010
+:row: 15
+:side: 256
+```
 """
 
 # Each wrong directive on its own lines: (line of the fault, what the build says).
@@ -79,13 +86,29 @@ BAD = """\
 :height: 24
 :zz: 3
 ```
+
+```{posviz-figure} 2010
+:row: 14
+```
+
+```{posviz-figure} 4121
+:col: 12
+:side: 12
+```
 """
 BAD_LINES = [
     (4, "posviz-figure 710: :pos: 500: must be from 0 to 100"),
     (8, "posviz-figure 710: :d_model: 17: must be even"),
     (11, "posviz-figure: there is no figure 9999; the figures are "),
     (16, "posviz-figure 710: figure 710 has no slider 'zz'; its sliders are pos, d_model"),
+    (20, "posviz-figure 2010: :row: 14: must be from 0 to 13 when side is 224 and patch is 16"),
+    (24, "posviz-figure 4121: :col: 12: must be from 0 to 11 when side is 12"),
 ]
+# The moved-bounds cases above, as posviz.embed (Sphinx, MkDocs, Markdown) refuses them.
+EMBED_SAYS = {
+    (2010, (("row", "14"),)): BAD_LINES[4][1],
+    (4121, (("col", "12"), ("side", "12"))): BAD_LINES[5][1],
+}
 
 
 def project(root: Path, pages: dict[str, str]) -> Path:
@@ -144,6 +167,16 @@ def test_the_page_ast_holds_a_titled_sized_widget_with_the_deep_link(built):
     }
     assert budget["model"]["path"] == "figure-96.html?d_model=1024"
     assert budget["model"]["height"] == 300 and budget["model"]["title"] == FIGURES[96].title
+    _, grid = widgets(root, "second.json")
+    assert grid["model"]["path"] == "figure-2010.html?row=15&side=256"
+
+
+@pytest.mark.parametrize("case", EMBED_SAYS.items(), ids=["2010 row", "4121 col"])
+def test_the_python_embeds_refuse_a_moved_slider_in_the_plugins_words(case):
+    (figure_id, options), said = case
+    with pytest.raises(ValueError) as refused:
+        embed.figure_query(figure_id, dict(options))
+    assert f"posviz-figure {figure_id}: {refused.value}" == said
 
 
 def test_every_page_gets_the_one_widget_module_myst_copied(built):

@@ -156,6 +156,25 @@ def check(value, spec: dict) -> None:
         raise ValueError(f"must be in steps of {step} {spec['span']}")
 
 
+def state_key(values) -> str:
+    """A moved-bounds table key for movers' values: each as text, joined by ``|``."""
+    return "|".join(str(value) for value in values)
+
+
+def check_moved(value, moves: dict, values: dict) -> None:
+    """ValueError if ``value`` is outside the bounds that its movers' ``values`` give it.
+
+    ``moves`` is one slider's entry of ``Figure.moving_bounds()``; a mover not in
+    ``values`` keeps its opening value. A state the table lacks is left to the figure.
+    """
+    state = [values.get(name, moves["at"][name]) for name in moves["by"]]
+    bounds = moves["bounds"].get(state_key(state))
+    if bounds is not None and not bounds[0] <= value <= bounds[1]:
+        pairs = zip(moves["by"], state, strict=True)
+        when = " and ".join(f"{name} is {value}" for name, value in pairs)
+        raise ValueError(f"must be {span(bounds)} when {when}")
+
+
 def parse(raw: str, spec: dict):
     """``raw`` read by its slider's grammar, then checked: the value, or ValueError."""
     value = parse_text(raw, spec)

@@ -40,23 +40,28 @@ def figure_query(figure_id: int, options: dict[str, str], spell: str = ":{0}: {1
         raise ValueError(f"there is no figure {figure_id}; the figures are {known}")
     figure = FIGURES[figure_id]()
     spec = {slider["name"]: slider for slider in deeplinks.figure_spec(figure)["sliders"]}
-    values = {}
-    for name, raw in options.items():
+    for name in options:
         if name not in figure.sliders():
             raise ValueError(
                 f"figure {figure_id} has no slider '{name}'; its sliders are "
                 + ", ".join(figure.sliders())
             )
+    moving = type(figure).moving_bounds()
+    # The sliders that move others' bounds are set first, so the order options are
+    # written in does not matter (the MyST plugin reads them the same way).
+    for name in sorted(options, key=lambda name: name in moving):
+        raw = options[name].strip()
         try:
-            value = parse(raw.strip(), figure.param[name])
+            value = parse(raw, figure.param[name])
+            if name in moving:
+                deeplinks.check_moved(value, moving[name], figure.values())
             setattr(figure, name, value)
             # What no widget reaches (a value off the step) is refused as a link refuses it.
             deeplinks.check(value, spec[name])
         except ValueError as why:
             reason = str(why).split("' ", 1)[-1]
-            raise ValueError(f"{spell.format(name, raw.strip())}: {reason}") from None
-        values[name] = raw.strip()
-    return urlencode(values)
+            raise ValueError(f"{spell.format(name, raw)}: {reason}") from None
+    return urlencode({name: raw.strip() for name, raw in options.items()})
 
 
 def embed_html(src: str, title: str, height: int, caption: str | None) -> str:

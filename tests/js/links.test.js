@@ -35,6 +35,14 @@ for (const vector of VECTORS.write) {
   });
 }
 
+for (const vector of VECTORS.moved.cases) {
+  test(`moved: ${vector.why}`, () => {
+    const check = () => Links.checkMoved(vector.value, VECTORS.moved.moves, vector.values);
+    if (vector.error === null) check();
+    else assert.throws(check, {message: vector.error});
+  });
+}
+
 test("a written link reads back as the values written", () => {
   const page = VECTORS.pages.kinds;
   const values = {base: 0.5, scheme: "block-1d", rate: 0.75, causal: false, label: "a&b"};

@@ -67,6 +67,20 @@
     }
   }
 
+  // A moved-bounds table key for movers' values (deeplinks.state_key).
+  const stateKey = (values) => values.map(String).join("|");
+
+  // Throws if `value` is outside the bounds its movers' `values` give it: `moves`
+  // is one slider's entry of Figure.moving_bounds(); a missing mover keeps its opening value.
+  function checkMoved(value, moves, values) {
+    const state = moves.by.map((name) => (Object.hasOwn(values, name) ? values[name] : moves.at[name]));
+    const bounds = moves.bounds[stateKey(state)];
+    if (bounds && (value < bounds[0] || value > bounds[1])) {
+      const when = moves.by.map((name, n) => `${name} is ${state[n]}`).join(" and ");
+      throw new Error(`must be from ${bounds[0]} to ${bounds[1]} when ${when}`);
+    }
+  }
+
   function parse(raw, spec) {
     const value = parseText(raw, spec);
     check(value, spec);
@@ -210,5 +224,5 @@
     return query ? `?${query}` : "";
   }
 
-  return {MAX_FIELDS, MAX_SHOWN, MAX_TEXT, clip, parseText, check, parse, resolve, read, noticeHtml, valueText, write};
+  return {MAX_FIELDS, MAX_SHOWN, MAX_TEXT, clip, parseText, check, checkMoved, stateKey, parse, resolve, read, noticeHtml, valueText, write};
 });

@@ -18,11 +18,15 @@ numpy and param only (``runtime/compute.py``), the build computes its frames,
 and ``posviz serve`` and notebooks draw it.
 """
 
+import itertools
+import math
 from collections.abc import Mapping
 from functools import cache
 from typing import ClassVar
 
 import param
+
+from posviz.deeplinks import state_key
 
 # What a frame holds, per element key (posviz.drawing sets it on the Bokeh models):
 #   a data source:  {"data": {column: values}} (only the columns that move)
@@ -86,6 +90,54 @@ def _moving_sliders(cls) -> tuple[str, ...]:
     return tuple(name for name in opening.sliders() if name in moving)
 
 
+# A moving slider's bounds are tabled only while its movers' states are this many or fewer.
+MOVED_STATES_MAX = 4096
+
+
+def _domain(parameter) -> list:
+    """Every value a slider takes: its choices, or its integers in steps; [] if unlisted."""
+    if getattr(parameter, "objects", None):
+        return list(parameter.objects)
+    bounds = getattr(parameter, "bounds", None)
+    if not isinstance(parameter, param.Integer) or not bounds or None in bounds:
+        return []
+    return list(range(bounds[0], bounds[1] + 1, getattr(parameter, "step", None) or 1))
+
+
+def _movers(cls, moving: str, sliders: list[str]) -> list[str]:
+    """The sliders that move ``moving`` 's bounds, each found by setting it alone."""
+    start = list(cls().param[moving].bounds)
+    found = []
+    for name in sliders:
+        for value in _domain(cls.param[name]):
+            figure = cls()
+            setattr(figure, name, value)
+            if list(figure.param[moving].bounds) != start:
+                found.append(name)
+                break
+    return found
+
+
+@cache
+def _moving_bounds(cls) -> dict[str, dict]:
+    opening = cls()
+    steady = [name for name in opening.sliders() if name not in cls.moving_sliders()]
+    tables = {}
+    for moving in cls.moving_sliders():
+        by = _movers(cls, moving, steady)
+        domains = [_domain(cls.param[name]) for name in by]
+        if not by or math.prod(len(domain) for domain in domains) > MOVED_STATES_MAX:
+            continue
+        bounds = {}
+        for values in itertools.product(*domains):
+            figure = cls()
+            figure.param.update(dict(zip(by, values, strict=True)))
+            bounds[state_key(values)] = list(figure.param[moving].bounds)
+        at = {name: getattr(opening, name) for name in by}
+        tables[moving] = {"by": by, "at": at, "bounds": bounds}
+    return tables
+
+
 class Plot:
     """One plot of a drawing: its key, its elements by key, and HoloViews plot options.
 
@@ -143,6 +195,17 @@ class Figure(param.Parameterized):
         of a Selector) and watching ``moved_bounds``; kept per class.
         """
         return _moving_sliders(cls)
+
+    @classmethod
+    def moving_bounds(cls) -> dict[str, dict]:
+        """Each moving slider's bounds in every state of the sliders that move them.
+
+        ``{slider: {"by": [mover, ...], "at": {mover: opening value},
+        "bounds": {state_key(values): [low, high]}}}``, for a checker that runs no
+        figure (the MyST plugin). A slider whose movers have more than
+        ``MOVED_STATES_MAX`` states, or a non-integer range, is left out.
+        """
+        return _moving_bounds(cls)
 
     def frame(self) -> Frame:
         """What the current values put on screen: element key → properties."""

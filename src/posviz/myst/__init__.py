@@ -30,11 +30,17 @@ SITE_URL = "_posviz/"
 
 
 def figure_specs() -> list[dict]:
-    """Every figure as the directive checks it: ``{"id", "title", "sliders"}``."""
+    """Every figure as the directive checks it: ``{"id", "title", "sliders", "moves"}``.
+
+    ``moves``: the bounds of the sliders that others move (``Figure.moving_bounds``).
+    """
     from posviz.deeplinks import figure_spec
     from posviz.figures import FIGURES
 
-    return [{**figure_spec(make()), "title": make.title} for make in FIGURES.values()]
+    return [
+        {**figure_spec(make()), "title": make.title, "moves": make.moving_bounds()}
+        for make in FIGURES.values()
+    ]
 
 
 def plugin_source(site_url: str = SITE_URL) -> str:

@@ -81,24 +81,28 @@ function heightOf(option, prefix) {
   return Number(option.raw);
 }
 
-// The deep link's query for the slider options, checked by the grammar.
+// The deep link's query for the slider options, checked by the grammar. The sliders
+// that move others' bounds are read first, so the order written does not matter, and
+// each moved slider is checked against the bounds they give it (as posviz.embed does).
 function queryOf(figure, sliders, prefix) {
   const names = figure.sliders.map((slider) => slider.name);
-  const query = new URLSearchParams();
-  for (const option of sliders) {
+  const moved = (option) => Object.hasOwn(figure.moves, option.name);
+  const unknown = sliders.find((option) => !names.includes(option.name));
+  if (unknown) {
+    const why = `figure ${figure.id} has no slider '${unknown.name}'; its sliders are ${names.join(", ")}`;
+    throw new Refusal(`${prefix}: ${why}`, unknown.node, OPTIONS_RULE);
+  }
+  const values = {};
+  for (const option of [...sliders.filter((o) => !moved(o)), ...sliders.filter(moved)]) {
     const spec = figure.sliders.find((slider) => slider.name === option.name);
-    if (!spec) {
-      const why = `figure ${figure.id} has no slider '${option.name}'; its sliders are ${names.join(", ")}`;
-      throw new Refusal(`${prefix}: ${why}`, option.node, OPTIONS_RULE);
-    }
     try {
-      links.parse(option.raw, spec);
+      values[option.name] = links.parse(option.raw, spec);
+      if (moved(option)) links.checkMoved(values[option.name], figure.moves[option.name], values);
     } catch (error) {
       throw new Refusal(`${prefix}: :${option.name}: ${option.raw}: ${error.message}`, option.node, OPTIONS_RULE);
     }
-    query.append(option.name, option.raw);
   }
-  return query.toString();
+  return new URLSearchParams(sliders.map((option) => [option.name, option.raw])).toString();
 }
 
 // The options by name; an option given twice is refused rather than guessed at.
