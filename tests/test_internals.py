@@ -188,3 +188,22 @@ def test_a_hook_still_gets_the_bokeh_model_its_parts_and_push():
     plot = _a_bokeh_plot()
     assert isinstance(plot.state, Model)
     assert "plot" in plot.handles and callable(plot.push)
+
+
+@pytest.mark.parametrize(
+    "holder", internals.DOCS_PAGE_HOLDERS, ids=lambda holder: f"{holder[0]}.{holder[1]}"
+)
+def test_each_docs_tools_page_holder_still_registers_and_keeps_the_page(holder):
+    """The class is there, registers under the declared name, and sets the declared
+    attributes in ``__init__`` (instance attributes: read in its source)."""
+    import inspect
+
+    module, owner, registered, attributes = holder
+    cls = getattr(importlib.import_module(module), owner)
+    source = inspect.getsource(inspect.getmodule(cls))
+    assert f'"{registered}"' in source, f"{module} no longer registers {registered!r}"
+    init = inspect.getsource(cls.__init__)
+    for attribute in attributes:
+        assert f"self.{attribute} = " in init, f"{module}.{owner} no longer keeps .{attribute}"
+    used = (SRC / "markdown_ext.py").read_text("utf-8")
+    assert "internals.ZENSICAL_CONTEXT" in used and "internals.MKDOCS_RELPATH" in used

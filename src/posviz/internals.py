@@ -137,6 +137,19 @@ def restart_model_ids() -> None:
 APP_PATH_PATTERN = ("bokeh.server.tornado", "BokehTornado", "__init__")
 
 
+# --- Docs tools (markdown_ext.py: page_of) ---------------------------------------------
+
+# The Markdown extension needs the page it converts (its source file, for file:line
+# messages, and its URL, for relative links). Neither tool hands an extension its page:
+# Zensical keeps it on its preprocessor registered as "rendering_context", MkDocs on
+# its treeprocessor registered as "relpath". Read, never changed.
+DOCS_PAGE_HOLDERS = (
+    ("zensical.extensions.context", "ContextPreprocessor", "rendering_context", ("page", "config")),
+    ("mkdocs.structure.pages", "_RelativePathTreeprocessor", "relpath", ("file", "config")),
+)
+ZENSICAL_CONTEXT, MKDOCS_RELPATH = (holder[2] for holder in DOCS_PAGE_HOLDERS)
+
+
 # --- JavaScript (build/loader.js; the benchmarks wait on the same) ------------------------
 
 # Panel marks the page ``<body class="pn-loading">`` until its document is

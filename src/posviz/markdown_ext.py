@@ -33,6 +33,7 @@ import sys
 from pathlib import Path
 from typing import NamedTuple
 
+from posviz import internals
 from posviz.embed import DEFAULT_HEIGHT, SITE_DIR, embed_html, embed_script, figure_query
 
 DIRECTIVE = "posviz-figure"
@@ -188,10 +189,11 @@ def page_of(md) -> Page:
     Neither has a public API for it: Zensical's ``rendering_context``
     preprocessor holds its page and configuration (zensical 0.0.x), and MkDocs'
     ``relpath`` tree processor holds the page's file and configuration (mkdocs
-    1.6). tests/test_markdown_ext.py builds with both and fails if either moves.
+    1.6); both are declared in ``internals.DOCS_PAGE_HOLDERS``, which
+    tests/test_internals.py checks, and tests/test_markdown_ext.py builds with both.
     """
-    if "rendering_context" in md.preprocessors:
-        context = md.preprocessors["rendering_context"]
+    if internals.ZENSICAL_CONTEXT in md.preprocessors:
+        context = md.preprocessors[internals.ZENSICAL_CONTEXT]
         root = Path(context.config["root_dir"])
         docs = root / context.config["docs_dir"]
         path = docs / context.page.path
@@ -200,8 +202,9 @@ def page_of(md) -> Page:
         # Zensical rewrites a relative src from the source file to the page, as it
         # rewrites links: the link is written as seen from the source file.
         return Page(context.page.path, source, text, docs.resolve(), "zensical")
-    if "relpath" in md.treeprocessors and hasattr(md.treeprocessors["relpath"], "file"):
-        file, config = md.treeprocessors["relpath"].file, md.treeprocessors["relpath"].config
+    relpath = internals.MKDOCS_RELPATH
+    if relpath in md.treeprocessors and hasattr(md.treeprocessors[relpath], "file"):
+        file, config = md.treeprocessors[relpath].file, md.treeprocessors[relpath].config
         source = file.src_uri
         if file.abs_src_path:
             project = Path(config.config_file_path).parent
