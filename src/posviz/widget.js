@@ -45,35 +45,13 @@ function bufferOf(pool) {
   return new ArrayBuffer(0);
 }
 
-const TYPES = {u1: Uint8Array, i4: Int32Array, f8: Float64Array};
-
-function column(columns, buffer, ref) {
-  const [offset, length, dtype] = columns[ref.$];
-  return Float64Array.from(new TYPES[dtype](buffer, offset, length));
-}
-
-// An image: Bokeh's own array type when the drawn column has one, else rows.
-function image(columns, buffer, ref, like) {
-  const values = column(columns, buffer, ref);
-  const shape = columns[ref.$][3];
-  if (like && like.shape && like.constructor !== Array) {
-    try { return new like.constructor(values, shape); } catch (_error) { /* rows below */ }
-  }
-  const rows = [];
-  for (let r = 0; r < shape[0]; r++) rows.push(Array.from(values.subarray(r * shape[1], (r + 1) * shape[1])));
-  return rows;
-}
-
-function decode(columns, buffer, value, like) {
-  if (Array.isArray(value)) {
-    if (value.length && value[0] && value[0].$ !== undefined) {
-      return value.map((ref, n) => image(columns, buffer, ref, like && (like[n] || like[0])));
-    }
-    return value.slice();
-  }
-  if (value && value.$ !== undefined) return column(columns, buffer, value);
-  return value;
-}
+// build/frame_apply.js (the static site's frame step), a UMD module handed a
+// CommonJS `module` to fill: a frame is applied as the site applies one.
+const FrameApply = (() => {
+  const module = {exports: {}};
+  __FRAME_APPLY__;
+  return module.exports;
+})();
 
 // The named model `name` in the drawn documents, or null.
 function named(documents, name) {
@@ -82,35 +60,6 @@ function named(documents, name) {
     if (model) return model;
   }
   return null;
-}
-
-// One frame onto the drawn models: the same step as Python's drawing.apply_frame.
-function applyFrame(documents, prefix, frame, columns, buffer) {
-  for (const [key, changes] of Object.entries(frame)) {
-    const model = named(documents, prefix + key);
-    if (!model) continue;
-    const owners = new Map();
-    for (const [path, value] of Object.entries(changes)) {
-      if (path === "data") {
-        const data = model.data instanceof Map ? new Map(model.data) : {...model.data};
-        for (const [name, encoded] of Object.entries(value)) {
-          const old = data instanceof Map ? data.get(name) : data[name];
-          const decoded = decode(columns, buffer, encoded, old);
-          if (data instanceof Map) data.set(name, decoded);
-          else data[name] = decoded;
-        }
-        model.data = data;
-        continue;
-      }
-      const parts = path.split(".");
-      const last = parts.pop();
-      let owner = model;
-      for (const step of parts) owner = owner[step];
-      if (!owners.has(owner)) owners.set(owner, {});
-      owners.get(owner)[last] = last === "label" ? {value} : value;
-    }
-    for (const [owner, attrs] of owners) owner.setv(attrs);
-  }
 }
 
 function element(tag, attributes = {}, children = []) {
@@ -224,8 +173,8 @@ async function render({model, el}) {
     queueMicrotask(() => { // the frame, its columns and its pool arrive in one message
       pending = false;
       if (documents.length) {
-        applyFrame(documents, prefix, model.get("_frame"), model.get("_columns"),
-          bufferOf(model.get("_pool")));
+        FrameApply.applyFrame((key) => named(documents, prefix + key), model.get("_frame"),
+          model.get("_columns"), bufferOf(model.get("_pool")));
         el.dataset.posvizFrames = String(Number(el.dataset.posvizFrames || 0) + 1);
       }
       showTexts();

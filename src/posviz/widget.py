@@ -73,7 +73,11 @@ class Figure(anywidget.AnyWidget):
     value the figure refuses (naming the slider and what it allows).
     """
 
-    _esm = assets.render("posviz", "widget.js")
+    _esm = assets.render(
+        "posviz",
+        "widget.js",
+        FRAME_APPLY=assets.source("posviz.build", "frame_apply.js").strip().removesuffix(";"),
+    )
     _css = assets.render("posviz", "widget.css")
 
     figure_id = traitlets.Int(read_only=True).tag(sync=True)

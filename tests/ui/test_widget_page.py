@@ -81,7 +81,6 @@ def shipped(state: dict) -> dict:
 
 @pytest.fixture(scope="module")
 def widget_site(tmp_path_factory):
-    from posviz import assets
     from posviz.widget import Figure
 
     widget = Figure(710, pos=24)
@@ -95,7 +94,7 @@ def widget_site(tmp_path_factory):
     folder = tmp_path_factory.mktemp("widget-page")
     (folder / "index.html").write_bytes(PAGE)
     (folder / "state.json").write_text(json.dumps({"opening": opening, "answers": answers}))
-    (folder / "widget.js").write_text(assets.source("posviz", "widget.js"))
+    (folder / "widget.js").write_text(Figure._esm)  # the module the kernel sends
     with static_server(folder) as url:
         yield url
 

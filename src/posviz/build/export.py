@@ -693,8 +693,9 @@ def add_frames(out: Path, found: list[Route], fresh: dict[str, dict]) -> dict:
     listed = frames.write_frames(out, {fid for route in found for fid in route.figures}, fresh)
     for figure_id, files in listed.items():
         write_frame_script(out, figure_id, files)
-    # The deep-link grammar first: frames.js reads and writes links with it.
-    script = assets.render("posviz.build", "links.js") + assets.render("posviz.build", "frames.js")
+    # The deep-link grammar and the frame step first: frames.js uses both.
+    parts = ("links.js", "frame_apply.js", "frames.js")
+    script = "".join(assets.render("posviz.build", name) for name in parts)
     script = script.encode("utf-8")
     (out / "posviz-frames.js").write_bytes(script)
     for route in found:

@@ -133,74 +133,11 @@
     return found;
   }
 
-  function column(index, pool, ref) {
-    const [offset, length, dtype] = index.columns[ref.$];
-    const Type = {u1: Uint8Array, i4: Int32Array, f8: Float64Array}[dtype];
-    return Float64Array.from(new Type(pool, offset, length));
-  }
-
-  function image(index, pool, ref, like) {
-    const values = column(index, pool, ref);
-    const shape = index.columns[ref.$][3];
-    if (like && like.shape && like.constructor !== Array) {
-      try { return new like.constructor(values, shape); } catch (_error) { /* below */ }
-    }
-    const rows = [];
-    for (let r = 0; r < shape[0]; r++) rows.push(Array.from(values.subarray(r * shape[1], (r + 1) * shape[1])));
-    return rows;
-  }
-
-  function decode(index, pool, value, like) {
-    if (Array.isArray(value)) {
-      if (value.length && value[0] && value[0].$ !== undefined) {
-        return value.map((ref, n) => image(index, pool, ref, like && like[n] ? like[n] : like && like[0]));
-      }
-      return value.slice();
-    }
-    if (value && value.$ !== undefined) return column(index, pool, value);
-    return value;
-  }
-
-  function setData(source, columns) {
-    const data = source.data;
-    if (data instanceof Map) {
-      const next = new Map(data);
-      for (const [key, value] of Object.entries(columns)) next.set(key, value);
-      source.data = next;
-    } else {
-      source.data = {...data, ...columns};
-    }
-  }
-
-  // One frame onto the models of one figure (the same step as Python's apply_frame);
-  // its arrays are in ``pool``, as ``columns`` (offset, length, type, shape) say.
+  // One frame onto the models of one figure (build/frame_apply.js, concatenated
+  // before this file); its arrays are in ``pool``, as ``columns`` say.
   function applyModels(figure, part, columns, pool) {
-    const {models} = figure;
-    const index = {columns};
-    const prefix = figure.index.prefix;
-    for (const [key, changes] of Object.entries(part)) {
-      const model = models.named[prefix + key];
-      if (!model) continue;
-      const owners = new Map();
-      for (const [path, value] of Object.entries(changes)) {
-        if (path === "data") {
-          const old = model.data instanceof Map ? (k) => model.data.get(k) : (k) => model.data[k];
-          const columns = {};
-          for (const [name, encoded] of Object.entries(value)) {
-            columns[name] = decode(index, pool, encoded, old(name));
-          }
-          setData(model, columns);
-          continue;
-        }
-        const parts = path.split(".");
-        const last = parts.pop();
-        let owner = model;
-        for (const step of parts) owner = owner[step];
-        if (!owners.has(owner)) owners.set(owner, {});
-        owners.get(owner)[last] = last === "label" ? {value} : value;
-      }
-      for (const [owner, attrs] of owners) owner.setv(attrs);
-    }
+    const {named} = figure.models;
+    window.posvizFrameApply.applyFrame((key) => named[figure.index.prefix + key], part, columns, pool);
   }
 
   function showPlots(figure, shown) {
