@@ -193,6 +193,36 @@ def test_a_build_that_fails_its_checks_keeps_nothing(reference, scratch, tmp_pat
     assert not (tmp_path / "frames").exists() or not any((tmp_path / "frames").rglob("*.gz"))
 
 
+def test_a_file_edited_during_a_build_leaves_nothing_cached(
+    reference, scratch, tmp_path, monkeypatch, capsys
+):
+    """A page rendered from one version of its content must not be kept under the
+    key of another: a source edited while the build runs keeps the whole build out."""
+    _, kept = reference
+    cache, root = tmp_path / "pages", tmp_path / "content"
+    shutil.copytree(kept, cache)
+    shutil.copytree(scratch, root)
+    monkeypatch.setenv(pagecache.CACHE_ENV, str(cache))
+    monkeypatch.setenv("POSVIZ_CONTENT", str(root))
+    page_entry(cache, root, PAGE).unlink()  # so this build renders that page
+    stand_in_frames(monkeypatch, tmp_path / "frames")
+    before = scratch_keys(root)
+    share = export.share_page_scripts
+
+    def edited_meanwhile(out):  # after the pre-render, as a maintainer saves a file
+        source = next((root / "pages").glob("*.md"))
+        source.write_text(source.read_text("utf-8") + "\nA sentence saved mid-build.\n")
+        share(out)
+
+    monkeypatch.setattr(export, "share_page_scripts", edited_meanwhile)
+    assert build(tmp_path / "site") == 0
+    said = capsys.readouterr()
+    assert "changed during the build: nothing of it is cached" in said.out + said.err
+    assert not (cache / before[PAGE][:2] / f"{before[PAGE]}.html").exists()
+    after = scratch_keys(root)[PAGE]
+    assert not (cache / after[:2] / f"{after}.html").exists()
+
+
 # --- keys cover every input --------------------------------------------------------
 
 

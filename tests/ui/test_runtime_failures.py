@@ -115,6 +115,23 @@ def test_an_altered_script_of_the_page_is_refused_and_named(tampered, page, path
     assert f"{path} could not be loaded, or is not the file this build wrote" in message, message
 
 
+# The texts and controls the status note's box overlaps, and whether it floats.
+NOTE_COVERS_JS = """() => {
+  const note = document.querySelector('.posviz-status').getBoundingClientRect();
+  const found = getComputedStyle(document.querySelector('.posviz-status')).position === 'static'
+    ? [] : ['the note floats'];
+  for (const el of document.querySelectorAll('h1, h2, h3, p, li, figcaption, a, button')) {
+    if (el.closest('.posviz-status')) continue;
+    const box = el.getBoundingClientRect();
+    if (!box.width || !box.height) continue;
+    const apart = box.bottom <= note.top || box.top >= note.bottom
+      || box.right <= note.left || box.left >= note.right;
+    if (!apart) found.push(`${el.tagName}: ${el.textContent.trim().slice(0, 40)}`);
+  }
+  return found;
+}"""
+
+
 def test_a_page_opened_as_a_file_answers_from_its_frames_and_says_how_to_serve(built_site, page):
     page.goto((built_site / "figure-710.html").as_uri())
     page.wait_for_function("() => document.body.dataset.posviz === 'file'", timeout=60_000)
@@ -122,6 +139,9 @@ def test_a_page_opened_as_a_file_answers_from_its_frames_and_says_how_to_serve(b
     assert "Opened as a file" in message and "\n" not in message.strip(), message
     assert f"python3 -m http.server -d '{built_site}'" in message, message
     assert "http://localhost:8000/figure-710.html" in message
+    # It stays, so it takes its own place above the page's text and covers none of it.
+    covered = page.evaluate(NOTE_COVERS_JS)
+    assert covered == [], covered
     # The frames come as scripts beside the page (browsers refuse fetch for files).
     page.wait_for_function("() => document.body.dataset.posvizFrames === 'ready'", timeout=60_000)
     before = fingerprint(page, "posviz-710-hands")

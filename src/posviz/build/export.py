@@ -930,6 +930,12 @@ def make_site(
                 f"pages would still fetch from outside the site: {findings[0]}{more}\n"
                 + "\n".join(f"  {f}" for f in findings)
             )
+    # A file edited while this build ran (a maintainer saving, a checkout) would
+    # leave pages of the old code under the new code's key, or the reverse: keep
+    # nothing then. The keys are hashes of the files, so computing them again says.
+    if pagecache.keys(found, library or content.load(root), root, settings) != route_keys:
+        note("posviz's files or the content changed during the build: nothing of it is cached")
+        return
     pagecache.store(route_keys, fresh_pages)
     for key, files in fresh_frames.items():
         pagecache.store_frames(key, files)

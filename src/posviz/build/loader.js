@@ -122,6 +122,9 @@
       if (msg.type === "file") { // no Python for a file: the frames answer, and it says why
         body.dataset.posviz = "file";
         bar.textContent = msg.msg;
+        // A note that stays, so it takes its own line at the top rather than float over text.
+        bar.classList.add("posviz-note");
+        body.prepend(bar);
         return;
       }
       if (msg.type === "error") {
