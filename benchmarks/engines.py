@@ -1,6 +1,6 @@
 """Benchmark: the cold topic in each engine, as a ratio to that engine's own floor.
 
-Per engine (Chromium, Firefox, WebKitGTK; tests/ui/engines.py drives them) and
+Per engine (Chromium, Firefox, WebKitGTK; tests/support/engines.py drives them) and
 per round, each on a new loopback port, so with a cold cache and no runtime:
 
 - floor: the bare page that starts the site's own Pyodide and imports numpy

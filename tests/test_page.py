@@ -12,7 +12,7 @@ import pytest
 
 from posviz import styles
 from posviz.build import export
-from posviz.compose import page, routes, style
+from posviz.compose import page, routes
 from posviz.content import load
 
 BASE = "https://example.org/posviz/"
@@ -108,8 +108,8 @@ def test_the_figures_use_the_page_stylesheets_colours_in_light_and_dark():
     """The palette is named once, in site.css: the figures' shadow roots get the same."""
     light, dark = _colours(page.STATIC_DIR.joinpath("site.css").read_text("utf-8"))
     assert len(light) == 7 and light.keys() == dark.keys() and light != dark
-    assert (style.LIGHT, style.DARK) == (light, dark)
-    for sheet in (style.VARIABLES, style.SITE_CSS, style.PAGE_CSS):
+    assert (styles.LIGHT, styles.DARK) == (light, dark)
+    for sheet in (styles.VARIABLES, styles.SITE_CSS, styles.PAGE_CSS):
         assert _colours(sheet) == (light, dark)
 
 
@@ -120,7 +120,7 @@ def test_a_stylesheet_without_its_palette_names_the_file():
 
 def test_the_text_panes_share_the_pages_text_rules():
     shared = styles.block(page.STATIC_DIR.joinpath("site.css").read_text("utf-8"), "text")
-    assert "h2 {" in shared and ".posviz-sr {" in shared and style.TEXT_CSS.startswith(shared)
+    assert "h2 {" in shared and ".posviz-sr {" in shared and styles.TEXT_CSS.startswith(shared)
     with pytest.raises(ValueError, match=r"site\.css: wants a block from /\* posviz:text"):
         styles.block("h2 { color: red; }", "text", "site.css")
 

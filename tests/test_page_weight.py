@@ -7,7 +7,7 @@ from bokeh.document import Document
 from bokeh.embed import file_html
 
 from posviz.build.export import DOCS_JSON, share_stylesheets
-from posviz.compose.style import TEXT_CSS
+from posviz.styles import TEXT_CSS
 
 
 def written(text: str, css: str) -> int:

@@ -12,8 +12,8 @@ import pytest
 from playwright.sync_api import expect
 
 from posviz.compose.routes import routes
-from posviz.compose.style import DARK
 from posviz.content import load
+from posviz.styles import DARK
 from tests.support.pages import (
     axe_serious,
     deep_focus,

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import pytest
 
-from posviz.compose.style import DARK
+from posviz.styles import DARK
 from tests.support.browser import static_server
 from tests.support.engines import ENGINES, MissingEngine, start
 from tests.support.pages import RUNTIME_HISTORY_JS, STATUS_HISTORY_JS

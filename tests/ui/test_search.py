@@ -11,8 +11,8 @@ from playwright.sync_api import expect
 
 from posviz.content import load
 from posviz.figures import FIGURES
+from tests.support.browser import sealed_context
 from tests.support.pages import axe_serious
-from tests.ui.browser import sealed_context
 
 pytestmark = pytest.mark.browser
 

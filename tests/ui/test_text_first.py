@@ -261,7 +261,7 @@ def test_dark_and_print_with_scripts_off(static_site, scripts_off):
     page = scripts_off()
     page.emulate_media(color_scheme="dark")
     page.goto(f"{static_site}/figure-710.html")
-    from posviz.compose.style import DARK
+    from posviz.styles import DARK
 
     r, g, b = (int(DARK["paper"][i : i + 2], 16) for i in (1, 3, 5))
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") == f"rgb({r}, {g}, {b})"
