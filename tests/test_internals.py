@@ -5,6 +5,7 @@ import ast
 import importlib
 import importlib.util
 import re
+import shutil
 from pathlib import Path
 
 import bokeh
@@ -207,3 +208,82 @@ def test_each_docs_tools_page_holder_still_registers_and_keeps_the_page(holder):
         assert f"self.{attribute} = " in init, f"{module}.{owner} no longer keeps .{attribute}"
     used = (SRC / "markdown_ext.py").read_text("utf-8")
     assert "internals.ZENSICAL_CONTEXT" in used and "internals.MKDOCS_RELPATH" in used
+
+
+# --- the browser's internals, in what the site ships ------------------------------------
+
+# The words of a seam's name that its users spell (not "Bokeh", "model", ...).
+GENERIC = {"Bokeh", "Document", "view", "model", "doc", "property", "attrs", "pyodide", "embed"}
+
+
+def seam_words(seam) -> set[str]:
+    return {word for word in re.findall(r"[\w-]+", seam.name) if word not in GENERIC}
+
+
+@pytest.fixture(scope="module")
+def shipped(built_site):
+    """The built site: the files of its that JS_SEAMS names."""
+    return built_site
+
+
+def test_the_built_site_has_every_js_seam(shipped):
+    assert internals.check_js_seams(shipped) == []
+
+
+@pytest.mark.parametrize("seam", internals.JS_SEAMS, ids=lambda seam: seam.name)
+def test_each_js_seam_is_still_used_where_declared(seam):
+    for used in seam.used_in:
+        text = (SRC / used).read_text("utf-8")
+        assert any(word in text for word in seam_words(seam)), (
+            f"{used} no longer uses {seam.name}: drop it from posviz/internals.py JS_SEAMS"
+        )
+
+
+@pytest.mark.parametrize("seam", internals.JS_SEAMS, ids=lambda seam: seam.name)
+def test_a_library_that_changed_a_seam_fails_the_check_naming_it(seam, shipped, tmp_path):
+    """A copy of the shipped file with the seam's definition altered (as an upgrade
+    that renamed it would) is caught, and only that seam is reported."""
+    packages = {}
+    if seam.file.startswith("package:"):
+        package, _, inner = seam.file.removeprefix("package:").partition("/")
+        original = internals._seam_files(seam.file, shipped, {})[0]
+        packages[package] = tmp_path / package
+        copies = [packages[package] / inner]
+    else:
+        originals = internals._seam_files(seam.file, shipped, {})
+        copies = [tmp_path / file.relative_to(shipped) for file in originals]
+        original = originals[0]
+    site = tmp_path
+    for other in internals.JS_SEAMS:  # every other seam's files as shipped
+        if not other.file.startswith("package:"):
+            for file in internals._seam_files(other.file, shipped, {}):
+                (site / file.relative_to(shipped)).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(file, site / file.relative_to(shipped))
+    text = original.read_text("utf-8")
+    altered = re.sub(seam.patterns[0], lambda found: found.group(0)[::-1], text)
+    assert altered != text
+    copies[0].parent.mkdir(parents=True, exist_ok=True)
+    copies[0].write_text(altered, "utf-8")
+    missing = internals.check_js_seams(site, packages)
+    assert len(missing) == 1 and missing[0].startswith(f"{seam.library} no longer has {seam.name} ")
+    assert all(used in missing[0] for used in seam.used_in)
+
+
+def test_a_build_whose_bokehjs_lost_a_seam_fails_naming_it(tmp_path, monkeypatch, capsys):
+    """As an upgrade would: the site's copy of BokehJS no longer defines
+    ``Document.from_json``; the build stops and says which part, and who uses it."""
+    from posviz.build import export
+
+    copy_static = export.copy_static
+
+    def upgraded(out, python):
+        copy_static(out, python)
+        for bundle in (out / "static" / "bokeh").glob("bokeh-[0-9]*.min.js"):
+            text = bundle.read_text("utf-8")
+            bundle.write_text(text.replace("static from_json(", "static from_doc("), "utf-8")
+
+    monkeypatch.setattr(export, "copy_static", upgraded)
+    assert export.build(tmp_path / "site", figures=[710]) == 1
+    said = capsys.readouterr()
+    assert "BokehJS no longer has Document.from_json" in said.err + said.out
+    assert "build/lazy.js" in said.err + said.out

@@ -7,6 +7,8 @@ uses one imports it from here (Python) or is listed beside it (JavaScript).
 """
 
 import functools
+from pathlib import Path
+from typing import NamedTuple
 
 # --- Python ---------------------------------------------------------------------------
 
@@ -169,6 +171,167 @@ BOKEH_DOCUMENTS = "documents"
 
 # The text replacements on the HTML that ``panel convert`` writes each fail the
 # build when their anchor text is missing: see build/export.py (rewrite_page).
+
+
+# --- JavaScript, checked in what the site ships -------------------------------------------
+#
+# Each private part of BokehJS, Pyodide or Panel's page script that posviz's browser
+# code touches: where the library has it (a file of the built site, or of an installed
+# package), a pattern that finds its definition there, the posviz files that use it,
+# and why no public API does. ``check_js_seams`` runs on every build (build/export.py),
+# so a library whose internal moved fails the build naming the part, not a reader's
+# page. tests/test_internals.py alters each one in a copy and sees the check fail.
+
+
+class JsSeam(NamedTuple):
+    """One private part of a library's browser code that posviz's scripts rely on."""
+
+    name: str  # as posviz's code spells it
+    library: str  # "BokehJS", "Pyodide", "Panel"
+    file: str  # a glob in the built site ("static/bokeh/bokeh-*.min.js"), or "package:path"
+    patterns: tuple[str, ...]  # regular expressions that find its definition in ``file``
+    used_in: tuple[str, ...]  # posviz files (under src/posviz) that use it
+    why: str
+
+
+BOKEH_MAIN = "static/bokeh/bokeh-[0-9]*.min.js"
+JS_SEAMS = (
+    JsSeam(
+        "Bokeh.index",
+        "BokehJS",
+        BOKEH_MAIN,
+        (r"\bindex=new Proxy\(new \w+\.ViewManager",),
+        ("build/loader.js", "build/frames.js", "build/lazy.js"),
+        "the page's root views: BokehJS has no public list of them, nor a drawn event",
+    ),
+    JsSeam(
+        "view.has_finished()",
+        "BokehJS",
+        BOKEH_MAIN,
+        (r"has_finished\(\)\{",),
+        ("build/loader.js", "build/frames.js"),
+        "whether a view has drawn: the loader starts Python once the figures are painted",
+    ),
+    JsSeam(
+        "Bokeh.documents",
+        "BokehJS",
+        BOKEH_MAIN,
+        (r"\b\w\.documents=\[\]",),
+        ("compose/page_script.js", "build/frames.js"),
+        "the page's documents, to find the pre-rendered models a frame changes",
+    ),
+    JsSeam(
+        "Document.from_json",
+        "BokehJS",
+        BOKEH_MAIN,
+        (r"static from_json\(",),
+        ("build/lazy.js",),
+        "wrapped so that the views of figures below the fold are made only when shown",
+    ),
+    JsSeam(
+        "Bokeh.embed.embed_items",
+        "BokehJS",
+        BOKEH_MAIN,
+        (r"\.embed_items=async function",),
+        ("build/lazy.js",),
+        "wrapped to learn which roots a page embeds before BokehJS draws them",
+    ),
+    JsSeam(
+        "model.default_view",
+        "BokehJS",
+        BOKEH_MAIN,
+        (r"default_view",),
+        ("build/lazy.js",),
+        "set to null to hold back a root's view until the reader scrolls to it",
+    ),
+    JsSeam(
+        "property.is_unset / get_value()",
+        "BokehJS",
+        BOKEH_MAIN,
+        (r"get is_unset\(\)\{", r"\bget_value\(\)\{"),
+        ("build/frames.js", "compose/page_script.js"),
+        "reading a model's set properties to walk its subtree and to theme it",
+    ),
+    JsSeam(
+        "model.setv(attrs)",
+        "BokehJS",
+        BOKEH_MAIN,
+        (r"setv\(\w,\w=\{\}\)\{",),
+        ("build/frame_apply.js", "build/frames.js", "compose/page_script.js"),
+        "several properties set as one change (one redraw) when a frame is applied",
+    ),
+    JsSeam(
+        "doc.get_model_by_name / all_models",
+        "BokehJS",
+        BOKEH_MAIN,
+        (r"get_model_by_name\(\w\)\{", r"get all_models\(\)"),
+        ("build/frames.js", "widget.js"),
+        "the named models a frame's keys point at",
+    ),
+    JsSeam(
+        "_createPyodideModule",
+        "Pyodide",
+        "pyodide/pyodide.js",
+        (r'typeof _createPyodideModule!="function"',),
+        ("build/worker.js",),
+        "the worker runs the checked pyodide.asm.js itself, so loadPyodide loads no "
+        "unchecked copy: it skips its own load when this function exists",
+    ),
+    JsSeam(
+        "pyodide._module",
+        "Pyodide",
+        "pyodide/pyodide.asm.js",
+        (r"\b\w\._module=Module\b",),
+        ("build/worker.js",),
+        "Emscripten's module, for the size of Pyodide's memory (runtimeInfo)",
+    ),
+    JsSeam(
+        "pyodideWorker / pn-loading",
+        "Panel",
+        "package:panel/_templates/pyodide_handler.js",
+        (r"\bpyodideWorker\b", r"'pn-loading'"),
+        ("build/loader.js",),
+        "panel convert's page script: its worker variable, whose onmessage the loader "
+        "wraps, and the class it marks a loading page with",
+    ),
+)
+
+
+def check_js_seams(site: Path, packages: dict[str, Path] | None = None) -> list[str]:
+    """One line per JS seam that ``site``'s shipped files (or the installed package) lack.
+
+    ``packages``: package name → folder, for ``package:`` files (default: installed).
+    """
+    missing = []
+    for seam in JS_SEAMS:
+        files = _seam_files(seam.file, site, packages or {})
+        found = [file for file in files if _has_all(file.read_text("utf-8"), seam.patterns)]
+        if not found:
+            where = ", ".join(str(file) for file in files) or f"no file matching {seam.file}"
+            missing.append(
+                f"{seam.library} no longer has {seam.name} ({where}); posviz uses it in "
+                f"{', '.join(seam.used_in)}: {seam.why} (see posviz/internals.py JS_SEAMS)"
+            )
+    return missing
+
+
+def _has_all(text: str, patterns: tuple[str, ...]) -> bool:
+    import re
+
+    return all(re.search(pattern, text) for pattern in patterns)
+
+
+def _seam_files(file: str, site: Path, packages: dict[str, Path]) -> list[Path]:
+    """The files a seam's ``file`` names: in the site, or in an installed package."""
+    if file.startswith("package:"):
+        package, _, inner = file.removeprefix("package:").partition("/")
+        folder = packages.get(package)
+        if folder is None:
+            from importlib import util
+
+            folder = Path(util.find_spec(package).origin).parent
+        return [folder / inner] if (folder / inner).is_file() else []
+    return sorted(site.glob(file))
 
 
 def python_internals() -> list[tuple[str, str, str]]:

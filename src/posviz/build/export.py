@@ -33,7 +33,7 @@ import bokeh
 import holoviews
 import panel
 
-from posviz import __version__, assets, content
+from posviz import __version__, assets, content, internals
 from posviz.build import (
     bytecode,
     distribution,
@@ -654,6 +654,18 @@ def copy_stylesheet(out: Path) -> None:
         (out / dest).write_bytes(page_model.STATIC_DIR.joinpath(name).read_bytes())
 
 
+def check_seams(out: Path) -> None:
+    """BuildError naming each browser internal posviz uses that the site's files lack.
+
+    The register is ``internals.JS_SEAMS``: parts of BokehJS, Pyodide and Panel's
+    page script that no public API offers.
+    """
+    missing = internals.check_js_seams(out)
+    if missing:
+        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+        raise BuildError(f"{missing[0]}{more}\n" + "\n".join(f"  {line}" for line in missing))
+
+
 def check_base_url(base_url: str) -> str:
     """The public URL of the site, checked: http(s), a host, no query or fragment."""
     parsed = urllib.parse.urlsplit(base_url)
@@ -917,6 +929,7 @@ def make_site(
         copy_static(out, python)
         pin_scripts(out)
         write_worker(out, names, PYODIDE_DIR, cdn_root, python, core)
+        check_seams(out)
     if not figures_only:  # a figure page has no search box
         log("indexing the pages for search")
         search.index(out)  # the pages are final: nothing edits them after this
