@@ -48,3 +48,59 @@ def views_as_served(monkeypatch):
     views.library.cache_clear()
     yield
     views.library.cache_clear()
+
+
+@pytest.fixture
+def views_of_fixture(monkeypatch, views_as_served):
+    """Views are built as under ``posviz serve``, from the tests' own fixture content
+    (tests/data/content_fixture): structure is tested there, so that the real pages'
+    prose stays free to change."""
+    from posviz.compose import views
+    from tests.support.content_checks import FIXTURE
+
+    monkeypatch.setenv("POSVIZ_CONTENT", str(FIXTURE))
+    views.library.cache_clear()
+    yield
+    views.library.cache_clear()
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--figure",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="run only the tests of figure ID (repeatable): those whose name or parameters "
+        "name its id, its class or its module, e.g. --figure 710",
+    )
+
+
+def figure_words(ids) -> list:
+    """Patterns naming each figure: its id as a whole number, its class, its module."""
+    import re
+
+    from posviz.figures import FIGURES
+
+    words = []
+    for raw in ids:
+        if not raw.isdigit() or int(raw) not in FIGURES:
+            raise pytest.UsageError(f"--figure {raw}: no such figure (known: {sorted(FIGURES)})")
+        cls = FIGURES[int(raw)]
+        module = cls.__module__.rsplit(".", 1)[-1]
+        words.append(re.compile(rf"(?<!\d){cls.figure_id}(?!\d)|\b{cls.__name__}\b|{module}"))
+    return words
+
+
+def pytest_collection_modifyitems(config, items):
+    """``--figure ID``: keep the tests that name the figure; the others are deselected."""
+    ids = config.getoption("--figure", default=[])
+    if not ids:
+        return
+    words = figure_words(ids)
+    keep, drop = [], []
+    for item in items:
+        spec = getattr(item, "callspec", None)
+        text = " ".join([item.nodeid, *map(repr, spec.params.values() if spec else ())])
+        (keep if any(word.search(text) for word in words) else drop).append(item)
+    config.hook.pytest_deselected(items=drop)
+    items[:] = keep

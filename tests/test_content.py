@@ -75,7 +75,11 @@ def test_pages_have_their_titles_kinds_and_numbered_sections(site):
         TWO: ("Paper", 2),
     }
     assert site.pages[BASICS].title == "Basics — A Page Without Figures"
-    assert [s.heading for s in site.pages[ONE].sections] == ["1. Opening", "2. Counting", "3. Turning"]
+    assert [s.heading for s in site.pages[ONE].sections] == [
+        "1. Opening",
+        "2. Counting",
+        "3. Turning",
+    ]
     for page in site.pages.values():
         count = len(page.sections)
         assert [section.number for section in page.sections] == list(range(1, count + 1))
@@ -106,7 +110,10 @@ def test_topic_category_reading_order_figures_and_tags(site):
     uses = [(use.figure_id, use.page.slug, use.section.number) for use in site.figure_uses(topic)]
     assert uses == [(96, ONE, 2), (710, ONE, 3), (7256, TWO, 1), (710, TWO, 2)]
     # A figure two pages show is listed once, with both of its uses in reading order.
-    shown = [(fid, [(u.page.slug, u.section.number) for u in us]) for fid, us in site.figures_shown(topic)]
+    shown = [
+        (fid, [(u.page.slug, u.section.number) for u in us])
+        for fid, us in site.figures_shown(topic)
+    ]
     assert shown == [(96, [(ONE, 2)]), (710, [(ONE, 3), (TWO, 2)]), (7256, [(TWO, 1)])]
     # Tags count the topic's figure pages: most first, then by name.
     assert site.tags(topic) == [("Beta", 2), ("Alpha", 1), ("Gamma", 1)]
@@ -224,7 +231,10 @@ def problems_of(root: Path) -> list[tuple[str, int, str]]:
 
 def test_missing_required_field(broken):
     edit(broken / f"pages/{BASICS}.md", "tags: [Alpha]\n", "")
-    assert problems_of(broken) == [(f"pages/{BASICS}.md", 1, "missing required field 'tags'")]
+    found = problems_of(broken)
+    assert [p for p in found if p[0] == f"pages/{BASICS}.md"] == [
+        (f"pages/{BASICS}.md", 1, "missing required field 'tags'")
+    ]
 
 
 def test_declared_numbers_are_read_with_where_they_come_from(broken):
@@ -263,7 +273,7 @@ def test_missing_topic_field(broken):
 def test_list_field_that_is_not_a_list(broken):
     page = broken / f"pages/{TWO}.md"
     edit(page, f"builds_on: [{ONE}]", f"builds_on: {ONE}")
-    assert problems_of(broken) == [
+    assert [p for p in problems_of(broken) if p[0] == f"pages/{TWO}.md"] == [
         (
             f"pages/{TWO}.md",
             line_of(page, f"builds_on: {ONE}"),
@@ -276,7 +286,7 @@ def test_unknown_figure_id_is_reported_at_its_figure_line(broken):
     page = broken / f"pages/{ONE}.md"
     edit(page, "::: figure 710\n", "::: figure 711\n")
     [(path, line, message)] = problems_of(broken)
-    assert (path, line) == (f"pages/{ONE}.md", line_of(page, "::: figure 711")) == (path, 22)
+    assert (path, line) == (f"pages/{ONE}.md", line_of(page, "::: figure 711")) == (path, 24)
     assert message.startswith("unknown figure id '711' (known: ")
     assert ", ".join(map(str, sorted(figure_ids()))) in message
 
@@ -297,7 +307,10 @@ def test_topic_naming_a_missing_page(broken):
     topic = broken / f"topics/{TOPIC}.md"
     edit(topic, f"pages: [{ONE}, {TWO}]", f"pages: [{ONE}, attention-in-space]")
     [(path, line, message)] = problems_of(broken)
-    assert (path, line) == (f"topics/{TOPIC}.md", line_of(topic, f"pages: [{ONE}, attention-in-space]"))
+    assert (path, line) == (
+        f"topics/{TOPIC}.md",
+        line_of(topic, f"pages: [{ONE}, attention-in-space]"),
+    )
     assert "'attention-in-space'" in message and "no page's slug" in message
 
 
@@ -453,6 +466,61 @@ def test_check_fails_with_file_and_line_on_broken_content(broken, capsys):
     assert "has no number" in parsed[0]["message"]
     assert "unknown figure id '711'" in parsed[1]["message"]
     assert "content OK" not in out
+
+
+VIEW = "figure-7256?k=8&m=32"  # the fixture's figures-two declares 8, 32 and 1.00 from it
+
+
+def check_problems(root: Path, capsys) -> list[tuple[str, int, str]]:
+    """`posviz check --content root` fails: its problems as (path, line, message)."""
+    assert main(["check", "--content", str(root)]) == 1
+    _, err = capsys.readouterr()
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert lines[0] == f"posviz: content has {len(lines) - 1} problem(s):"
+    matches = [PROBLEM_LINE.match(line) for line in lines[1:]]
+    assert all(matches), lines
+    return [(str(Path(m["path"]).relative_to(root)), int(m["line"]), m["message"]) for m in matches]
+
+
+def test_check_computes_a_declared_number_again_and_names_its_line(broken, capsys):
+    """The fixture states 1.00 (k²/2m at k = 8, m = 32): stated and declared as 2.00, the
+    figure view still shows 1.00, and `posviz check` says so at the declaration's line."""
+    page = broken / f"pages/{TWO}.md"
+    edit(page, "their ratio is 1.00.", "their ratio is 2.00.")
+    edit(page, f'  "1.00": {VIEW}', f'  "2.00": {VIEW}')
+    [(path, line, message)] = check_problems(broken, capsys)
+    assert (path, line) == (f"pages/{TWO}.md", line_of(page, f'  "2.00": {VIEW}'))
+    assert message.startswith(f"numbers: 2.00 is declared from {VIEW}, which shows ")
+    assert "1.00" in message and len(message) < 300
+
+
+def test_check_refuses_a_declared_number_the_page_no_longer_states(broken, capsys):
+    page = broken / f"pages/{TWO}.md"
+    edit(page, "their ratio is 1.00.", "their ratio is one.")
+    assert check_problems(broken, capsys) == [
+        (
+            f"pages/{TWO}.md",
+            line_of(page, f'  "1.00": {VIEW}'),
+            "numbers: '1.00' is declared, but the page does not state it; remove the entry "
+            "or the number's new form",
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    "view,why",
+    [
+        ("figure-7256?k=8&nope=3", "figure 7256 has no slider 'nope'"),
+        ("figure-7256?k=eight&m=32", "numbers: figure-7256?k=eight&m=32: "),
+    ],
+)
+def test_check_names_a_figure_view_it_cannot_open(broken, capsys, view, why):
+    page = broken / f"pages/{TWO}.md"
+    edit(page, f'  "8": {VIEW}', f'  "8": {view}')
+    [(path, line, message)] = check_problems(broken, capsys)
+    assert (path, line) == (f"pages/{TWO}.md", line_of(page, f'  "8": {view}'))
+    assert why in message
 
 
 def test_serve_refuses_broken_content_before_starting_anything(broken, capsys, monkeypatch):
@@ -706,13 +774,13 @@ def test_a_folder_named_like_a_page_is_a_problem(broken, capsys):
 
 
 def test_a_utf8_bom_is_accepted(broken, capsys):
-    page = broken / f"pages/{QKV}.md"
+    page = broken / f"pages/{BASICS}.md"
     page.write_bytes(b"\xef\xbb\xbf" + page.read_bytes())
     (broken / "pages/notes.md").write_bytes(b"\xef\xbb\xbf" + NOTES.encode())
     code, problems, _ = check(broken, capsys)
     assert (code, problems) == (0, [])
     library = load(broken)
-    assert library.pages[QKV].title.startswith("Query, Key, Value")
+    assert library.pages[BASICS].title.startswith("Basics")
     assert library.pages["notes"].title == "Notes"
 
 
@@ -740,13 +808,13 @@ def test_the_alias_bomb_never_expands(broken):
 
 
 def test_raw_html_in_topic_text_is_refused(broken, capsys):
-    topic = broken / "topics/positional-encoding.md"
+    topic = broken / f"topics/{TOPIC}.md"
     topic.write_text(topic.read_text("utf-8") + "\n<script>alert(1)</script>\n", "utf-8")
     lines = topic.read_text("utf-8").splitlines()
     code, problems, _ = check(broken, capsys)
     assert code == 1
     assert [(p, n) for p, n, _ in problems] == [
-        ("topics/positional-encoding.md", lines.index("<script>alert(1)</script>") + 1)
+        (f"topics/{TOPIC}.md", lines.index("<script>alert(1)</script>") + 1)
     ]
 
 
@@ -775,7 +843,7 @@ def test_check_of_every_hostile_file_at_once_prints_no_traceback(tmp_path):
     import sys
 
     root = tmp_path / "content"
-    shutil.copytree(CONTENT, root)
+    shutil.copytree(FIXTURE, root)
     for n, (data, _, _) in enumerate(HOSTILE.values()):
         (root / f"pages/hostile-{n}.md").write_bytes(data.replace(b"slug: notes", b"slug: h%d" % n))
     (root / "pages/folder.md").mkdir()
@@ -799,10 +867,10 @@ def test_check_of_every_hostile_file_at_once_prints_no_traceback(tmp_path):
 
 
 def test_random_corruptions_are_problems_never_crashes(tmp_path):
-    """Bytes inserted, deleted and flipped in real files: load reports or accepts, never
+    """Bytes inserted, deleted and flipped in the fixture's files: load reports or accepts, never
     raises anything else (a seeded search found a control character crash this way)."""
     root = tmp_path / "content"
-    shutil.copytree(CONTENT, root)
+    shutil.copytree(FIXTURE, root)
     files = sorted(root.rglob("*.md"))
     originals = {path: path.read_bytes() for path in files}
     pieces = [b"---", b"\n", b":", b"- ", b"[", b"{", b"&a ", b"*a", b"!!", b"\0", b"\xff"]

@@ -20,7 +20,7 @@ from posviz.figures import FIGURES, AttentionCost, ClockHands, Figure, Parameter
 from posviz.figures import attention_cost as cost
 from posviz.figures import parameter_budget as budget
 from posviz.figures import query_reach as reach
-from posviz.figures.model import CAPTION_MIN_CHARS
+from posviz.figures.model import CAPTION_MIN_CHARS, EVERYTHING
 from posviz.figures.parameter_budget import PRESETS
 from posviz.maths import encoding
 from tests.oracles import expected_values, lacks_oracle, oracle_for, rendered_sources
@@ -51,18 +51,23 @@ def test_registry_holds_every_figure_class_of_the_package_by_its_id():
 
 
 @pytest.mark.parametrize("cls", FIGURES.values(), ids=lambda cls: cls.__name__)
-def test_every_island_room_is_three_heights_each_no_less_than_the_wider_one(cls):
-    """The room a figure's island keeps (px): (wide, mid, narrow), derived from what it draws."""
+def test_every_island_room_has_a_box_per_control_and_plot_and_the_readout(cls):
+    """The room a figure's island keeps before the draw: its layout as empty boxes
+    (tests/ui/test_widths.py measures it against the drawn figure at every width)."""
+    import re
+
+    from posviz.drawing.controls import idle
     from posviz.drawing.layout import island_room
 
-    height = island_room(cls())
-    assert (
-        isinstance(height, tuple)
-        and len(height) == 3
-        and all(type(h) is int and 100 <= h <= 4000 for h in height)
-        and height[2] >= height[1] >= height[0]
-    ), height
-    # Taller plots need more room, at every width.
+    figure = cls()
+    room = island_room(figure, "<p>the readout</p>")
+    controls, plots = room.split('class="posviz-room-plots"')
+    shown = [name for name in figure.sliders() if name not in idle(figure)]
+    assert controls.count("<i style=") == len(shown), room
+    specs = figure.draw(hv, figure.frame())
+    assert plots.count("<i style=") == len(specs), room
+    assert "<p>the readout</p>" in room and 'aria-hidden="true"' in room
+    # Taller plots take a taller box (a framed plot's aspect holds its height).
     taller = type(
         "Taller",
         (cls,),
@@ -75,8 +80,10 @@ def test_every_island_room_is_three_heights_each_no_less_than_the_wider_one(cls)
             ]
         },
     )
-    bigger = island_room(taller())
-    assert all(b > h for b, h in zip(bigger, height, strict=True))
+    bigger = island_room(taller(), "")
+    assert re.findall(r"height: 900px|/ 930", bigger) and not re.findall(
+        r"height: 900px|/ 930", room
+    )
 
 
 @pytest.mark.parametrize("cls", FIGURES.values(), ids=lambda cls: cls.__name__)
@@ -437,6 +444,92 @@ def one_at_a_time():
     ]
 
 
+# --- what each slider is for: Figure.invariant -------------------------------------
+
+
+def same(a, b) -> bool:
+    """Two frame elements (nested dicts, lists, arrays, numbers, text) hold the same values."""
+    if isinstance(a, dict) or isinstance(b, dict):
+        return (
+            isinstance(a, dict)
+            and isinstance(b, dict)
+            and a.keys() == b.keys()
+            and all(same(a[k], b[k]) for k in a)
+        )
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape:
+        return False
+    if a.dtype.kind in "biuf" and b.dtype.kind in "biuf":
+        return bool(np.allclose(a, b, rtol=1e-9, atol=1e-12, equal_nan=True))
+    return bool(np.array_equal(a, b))
+
+
+def purpose_problems(declared, before: dict, after: dict) -> list[str]:
+    """What breaks a slider's declared purpose, moving from frame ``before`` to ``after``.
+
+    ``declared``: the frame elements it must leave, EVERYTHING, or () for a slider
+    that must change what is drawn. Both directions: what it declares stays, and a
+    slider that does not declare EVERYTHING changes something."""
+    keys = list(before) if declared == EVERYTHING else list(declared)
+    problems = [f"no frame element {key!r}" for key in keys if key not in before]
+    problems += [
+        f"{key!r} changed"
+        for key in keys
+        if key in before and not same(before[key], after.get(key))
+    ]
+    if declared != EVERYTHING and before.keys() == after.keys():
+        if all(same(before[key], after[key]) for key in before):
+            problems.append("nothing drawn changed")
+    return problems
+
+
+@pytest.mark.parametrize("cls,name", one_at_a_time())
+def test_each_slider_does_what_its_figure_declares_it_is_for(cls, name):
+    """Declared invariant ⇒ those elements unchanged; otherwise (and as well) ⇒ a change.
+
+    A slider that only some choices use (``used_when``) is tried under such a choice."""
+    assert set(cls.invariant) <= set(cls().sliders()), "invariant names a slider that is not one"
+    start = {}
+    if name in cls.used_when:
+        choice, users = cls.used_when[name]
+        start = {choice: users[0]}
+    before = cls(**start).frame()
+    for value in tried(cls(**start), name):
+        after = cls(**start, **{name: value}).frame()
+        problems = purpose_problems(cls.invariant.get(name, ()), before, after)
+        assert problems == [], f"{cls.__name__}.{name} = {value!r}: {problems}"
+
+
+def tried(figure, name) -> list:
+    """Another value for the slider and, for a number, each end of its range."""
+    values = [other_value(figure, name)]
+    if not isinstance(figure.param[name], param.Selector):
+        values += [end for end in figure.param[name].bounds if end != getattr(figure, name)]
+    return list(dict.fromkeys(values))
+
+
+def test_the_purpose_rule_fails_in_both_directions():
+    """On frames made up here: each direction can fail, and passes only when it holds."""
+    a = {"curve": {"data": {"y": np.arange(3.0)}}, "mark": {"location": 1}}
+    moved = {**a, "mark": {"location": 2}}
+    assert purpose_problems((), a, moved) == []
+    assert purpose_problems((), a, a) == ["nothing drawn changed"]
+    assert purpose_problems(("curve",), a, moved) == []
+    assert purpose_problems(("mark",), a, moved) == ["'mark' changed"]
+    assert purpose_problems(EVERYTHING, a, a) == []
+    assert purpose_problems(EVERYTHING, a, moved) == ["'mark' changed"]
+    assert purpose_problems(("lines",), a, moved) == ["no frame element 'lines'"]
+
+
+def test_the_declared_purposes_are_the_ones_the_captions_explain():
+    """710's pos leaves the dot product; RoPE's common shift leaves every score."""
+    assert ClockHands.invariant == {"pos": ("rows", "closed", "dot")}
+    assert set(FIGURES[2104].invariant["s"]) >= {"cells", "curve"}
+    assert "does not move" in ClockHands.caption
+
+
 @pytest.mark.parametrize("cls,name", one_at_a_time())
 def test_each_slider_at_another_value_is_kept_and_drawn(cls, name):
     value = other_value(cls(), name)
@@ -451,9 +544,13 @@ def test_each_slider_at_another_value_is_kept_and_drawn(cls, name):
     assert slider_values(figure) == values
     drawn, expected = oracle.drawn_and_expected(figure, values)
     assert_same(drawn, expected)
-    # The slider changes what is drawn, so the check above could have failed.
+    # The slider changes what is drawn, so the check above could have failed; unless its
+    # figure declares that it changes nothing drawn (Figure.invariant), and then it must not.
     _, at_defaults = oracle.drawn_and_expected(cls(), expected_values(cls, {}))
-    assert differs(expected, at_defaults), f"{name} = {value} draws what the defaults draw"
+    if cls.invariant.get(name) == EVERYTHING:
+        assert not differs(expected, at_defaults), f"{name} = {value} is declared to move nothing"
+    else:
+        assert differs(expected, at_defaults), f"{name} = {value} draws what the defaults draw"
 
 
 @pytest.mark.parametrize("cls", FIGURES.values(), ids=lambda cls: cls.__name__)

@@ -1,16 +1,20 @@
 """Checked numbers: every number the pages and captions state is either computed
-again here from ``posviz.maths`` (or by hand for the worked example), or is a
-fact quoted from a named paper, or is part of a formula or a name.
+again here from ``posviz.maths`` (or by hand for the worked example), or declared
+by its page next to the text (``numbers:``, which ``posviz check`` computes again
+from the figure view it names), or is a fact quoted from a named paper, or is part
+of a formula or a name.
 
-Each check finds its sentence in the text, reads the numbers out of it and
+Each check here finds its sentence in the text, reads the numbers out of it and
 compares them with a fresh computation, so a formula change that leaves the
-prose behind fails here. ``test_every_number_is_accounted_for`` then makes a
-new number in the prose fail until it gets a check or a source.
+prose behind fails here. ``test_every_number_is_accounted_for`` runs every check
+itself and makes a new number in the prose fail until it is declared, checked or
+sourced; no test depends on another having run.
 """
 
+import contextvars
+import inspect
 import math
 import re
-import sys
 from pathlib import Path
 
 import holoviews as hv
@@ -19,6 +23,7 @@ import pytest
 from bokeh.models import Span
 
 from posviz import content
+from posviz.content.numbers import tokens
 from posviz.drawing import plots
 from posviz.figures import FIGURES, AttentionCost, ClockHands, ParameterBudget, QueryReach
 from posviz.figures import attention_cost as cost
@@ -29,9 +34,6 @@ from posviz.maths import encoding
 
 CONTENT = Path(__file__).resolve().parents[1] / "content"
 QKV, AIAYN, PIXELS = "query-key-value", "attention-is-all-you-need", "attention-meets-pixels"
-NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.])\d+(?:\.\d+)?")
-# Not quantities: references to sections and tables, and names with numbers in them.
-REFERENCES = re.compile(r"§\d+(?:\.\d+)*|Table \d+|section \d+|ResNet-50|32-bit|10⁹|log10")
 
 
 def page_text(slug: str) -> str:
@@ -70,12 +72,35 @@ def scheme(name: str):
     return name
 
 
-# Every check adds the numbers it verified, per source, to CHECKED.
-CHECKED: dict[str, set[str]] = {}
+# The checks whose numbers count as verified, in the order written; the accounting test
+# runs each of them itself, collecting what they verify here (nothing outside it).
+NUMBER_CHECKS: list = []
+COLLECTING: contextvars.ContextVar = contextvars.ContextVar("collecting", default=None)
+
+
+def counts(check):
+    """Marks a test whose ``checked`` numbers count as verified (it stays a test)."""
+    NUMBER_CHECKS.append(check)
+    return check
 
 
 def checked(source: str, *numbers: str):
-    CHECKED.setdefault(source, set()).update(numbers)
+    """Reports numbers a check verified, per source, to the accounting test if it runs."""
+    found = COLLECTING.get()
+    if found is not None:
+        found.setdefault(source, set()).update(numbers)
+
+
+def verified() -> dict[str, set[str]]:
+    """Every number the checks verify, per source: each check run once, here."""
+    found: dict[str, set[str]] = {}
+    token = COLLECTING.set(found)
+    try:
+        for check in NUMBER_CHECKS:
+            check()
+    finally:
+        COLLECTING.reset(token)
+    return found
 
 
 # --- Attention Is All You Need -------------------------------------------------------
@@ -94,6 +119,7 @@ def test_presets_are_the_papers_table_3_sizes():
     assert BASE["vocab_size"] == BIG["vocab_size"] == 37000
 
 
+@counts
 def test_totals_beside_the_papers():
     text = page_text(AIAYN)
     paper_base, paper_big = stated(text, r"Table 3 lists (\d+) M parameters for base and (\d+) M")
@@ -105,6 +131,7 @@ def test_totals_beside_the_papers():
     checked(AIAYN, paper_base, paper_big, *ours)
 
 
+@counts
 def test_projection_biases_are_about_37k_in_the_base_model():
     text = page_text(AIAYN)
     per_block, blocks, enc, dec_self, dec_cross, thousands = stated(
@@ -130,6 +157,7 @@ def test_projection_biases_are_about_37k_in_the_base_model():
     checked(AIAYN, per_block, blocks, enc, dec_self, dec_cross, thousands)
 
 
+@counts
 def test_shares_of_a_layer_and_of_the_model():
     text = page_text(AIAYN)
     share = budget.encoder_layer_share(BASE["d_model"], BASE["d_ff"])["feed-forward"]
@@ -162,6 +190,7 @@ def test_heads_do_not_change_the_count():
     assert "a slider for h would move nothing" in page_text(AIAYN)
 
 
+@counts
 def test_clock_hands_numbers():
     text = page_text(AIAYN)
     omegas = encoding.frequencies(128)
@@ -176,6 +205,7 @@ def test_clock_hands_numbers():
     checked(AIAYN, "1", "6.28", base)
 
 
+@counts
 def test_the_bare_dot_product_is_even_but_no_ruler():
     """It depends on |k| only, but does not fall steadily: a farther pair can score higher."""
     text = page_text(AIAYN)
@@ -195,6 +225,7 @@ def test_the_bare_dot_product_is_even_but_no_ruler():
     checked(AIAYN, width, near, near_k, far, far_k)
 
 
+@counts
 def test_self_dot_product_is_half_the_width():
     text = page_text(AIAYN)
     value, width = stated(
@@ -229,6 +260,7 @@ def test_rotation_matrix_carries_pe_p_to_pe_p_plus_k():
 # --- Attention Meets Pixels ----------------------------------------------------------
 
 
+@counts
 def test_global_entries_at_224():
     text = page_text(PIXELS)
     side, billions = stated(text, r"At (\d+)×\d+ that is about (\d\.\d) × 10⁹ entries")
@@ -241,6 +273,7 @@ def test_global_entries_at_224():
     checked(PIXELS, side, billions, gigabytes, tokens, pairs)
 
 
+@counts
 def test_window_ratio_at_224():
     text = page_text(PIXELS)
     side, k, ratio = stated(text, r"at S = (\d+) a (\d+)×\d+ window needs ([\d,]+) times fewer")
@@ -265,6 +298,7 @@ def crossings(k: int, m: int, sides=FINE_SIDES) -> list[float]:
     ]
 
 
+@counts
 def test_window_and_axial_tie():
     """k² = 2m: the curves coincide from S = max(k, m) on, and only there."""
     text = page_text(PIXELS)
@@ -303,6 +337,7 @@ def test_curves_are_parallel_only_where_nothing_is_clipped():
             assert gap[int(below[-1]) - 1] != pytest.approx(gap[-1])
 
 
+@counts
 def test_curves_cross_at_k_squared_over_two():
     """The page's and the caption's crossing, and the rule for every k and m the sliders allow."""
     text = page_text(PIXELS)
@@ -372,6 +407,7 @@ def test_the_lines_mark_where_window_and_span_are_clipped():
     assert "The dotted line marks S = k and the dashed line S = m" in figure.readout()
 
 
+@counts
 def test_full_axial_is_s_over_2_below_global():
     text = page_text(PIXELS)
     times, side = stated(text, r"S/2 times below global: (\d+) times at S = (\d+)")
@@ -381,6 +417,7 @@ def test_full_axial_is_s_over_2_below_global():
     checked(PIXELS, times, side)
 
 
+@counts
 def test_one_dimensional_memory_is_a_run_of_raster_positions():
     text = page_text(PIXELS)
     l_q, l_m, width, row, col = stated(
@@ -417,6 +454,7 @@ def test_one_dimensional_memory_is_a_run_of_raster_positions():
     checked(PIXELS, l_q, l_m, width, row, col, count, "7")
 
 
+@counts
 def test_window_reach_in_the_middle_and_in_a_corner():
     text = page_text(PIXELS)
     one, two = stated(text, r"A (\d+)×\d+ window grows to (\d+)×\d+ after two layers")
@@ -501,6 +539,7 @@ def test_the_reach_figure_shows_full_rows_and_columns():
     assert "*axial* over full rows and columns (m = S)" in caption(4121)
 
 
+@counts
 def test_two_side_by_side_layers_cost_twice_the_sequential_pair():
     """Two criss-cross layers: 4·S²·m; a row pass then a column pass: 2·S²·m (full spans)."""
     text = page_text(PIXELS)
@@ -567,6 +606,7 @@ def test_which_edges_clip_which_scheme():
     assert "cut off at the edge" not in text  # the old claim, true at the top corners only
 
 
+@counts
 def test_corner_counts_per_scheme():
     text = page_text(PIXELS)
     kept, cells = stated(text, r"The window keeps only (\d+) of its (\d+) cells in every corner")
@@ -629,6 +669,7 @@ def numbers(found: str) -> list[str]:
     return re.findall(r"\d+\.\d+", found)
 
 
+@counts
 def test_worked_example_by_hand():
     text = page_text(QKV)
     (d_k,) = stated(text, r"Take three tokens and d_k = (\d+)\.")
@@ -682,6 +723,7 @@ def test_worked_example_by_hand():
     checked(QKV, *(fmt(o, 2) for o in output), *(fmt(w, 2) for w in unscaled))
 
 
+@counts
 def test_typical_score_at_width_64():
     text = page_text(QKV)
     (d_k, spread) = stated(text, r"With d_k = (\d+), a typical score is already about ±(\d+)")
@@ -824,6 +866,7 @@ def test_no_run_of_eight_words_is_the_seeds_but_its_facts():
 # --- captions ------------------------------------------------------------------------
 
 
+@counts
 def test_caption_96_numbers():
     text = caption(96)
     paper = stated(text, r"Table 3 gives (\d+) M and (\d+) M without a breakdown")
@@ -837,6 +880,7 @@ def test_caption_96_numbers():
     checked("96", *paper, *ours, embedding)
 
 
+@counts
 def test_caption_710_numbers_and_hand_count():
     text = caption(710)
     assert "Hand 0, with ω₀ = 1, is back at its start after 2π ≈ 6.28 positions" in text
@@ -921,41 +965,16 @@ FORMULA = {
 
 def declared() -> dict[str, dict[str, str]]:
     """Numbers the content declares with where they come from: a page's ``numbers:``
-    (a figure view that shows it, checked below, or a named source)."""
+    (a figure view that shows it, which `posviz check` computes again, or a named source)."""
     site = content.load(CONTENT)
     return {slug: dict(page.numbers) for slug, page in site.pages.items() if page.numbers}
 
 
-def shown_by(view: str) -> set[str]:
-    """The numbers a figure view (``figure-5?n=4``) states: readout, description, table."""
-    from urllib.parse import parse_qsl
-
-    from posviz.compose.links import parse
-
-    figure_id, query = content.FIGURE_VIEW.fullmatch(view).groups()
-    cls = FIGURES[int(figure_id)]
-    settings = dict(parse_qsl(query or "", keep_blank_values=True))
-    figure = cls(**{name: parse(raw, cls.param[name]) for name, raw in settings.items()})
-    _, _, rows = figure.table()
-    text = " ".join([figure.readout(), figure.describe(), *map(str, rows)])
-    return {f"{int(n):,}" if n.isdigit() and len(n) > 3 else n for n in tokens(text)} | tokens(text)
-
-
-def test_numbers_a_page_takes_from_a_figure_are_what_the_figure_shows():
-    for slug, numbers in declared().items():
-        for number, origin in numbers.items():
-            if content.FIGURE_VIEW.fullmatch(origin):
-                assert number in shown_by(origin), (
-                    f"{slug}: {number} is declared from {origin}, which shows "
-                    f"{sorted(shown_by(origin))}"
-                )
-                checked(slug, number)
-
-
 def test_a_number_declared_from_a_figure_must_be_what_it_shows():
-    assert "1.00" in shown_by("figure-7256?k=8&m=32")  # the ratio k²/2m where they tie
-    assert "2.00" not in shown_by("figure-7256?k=8&m=32")
-    assert "2.00" in shown_by("figure-7256?k=8&m=16")
+    """What `posviz check` compares a declared number with (test_content checks the check)."""
+    assert "1.00" in content.shown_by("figure-7256?k=8&m=32")  # the ratio k²/2m where they tie
+    assert "2.00" not in content.shown_by("figure-7256?k=8&m=32")
+    assert "2.00" in content.shown_by("figure-7256?k=8&m=16")
 
 
 def sources() -> dict[str, str]:
@@ -966,37 +985,24 @@ def sources() -> dict[str, str]:
     return found
 
 
-def tokens(text: str) -> set[str]:
-    return set(NUMBER.findall(REFERENCES.sub(" ", text)))
-
-
 def test_no_stale_entries():
-    """A cited or formula number that the text no longer has is removed here too."""
+    """A cited or formula number that the text no longer has is removed here too (a declared
+    one that the page no longer states is `posviz check`'s to refuse)."""
     texts = sources()
     for source, numbers_cited in CITED.items():
         assert set(numbers_cited) <= tokens(texts[source]), source
     for source, numbers_formula in FORMULA.items():
         assert numbers_formula <= tokens(texts[source]), source
-    for source, numbers_declared in declared().items():
-        stale = set(numbers_declared) - tokens(texts[source])
-        assert not stale, f"{source}: numbers: declares {sorted(stale)}, which the text lacks"
 
 
-def test_every_number_is_accounted_for(request):
-    """The last test of the module: pytest runs a module's tests in the order they are written,
-    so every check above has added its numbers to CHECKED by now (a check that failed is
-    reported as itself). When only some checks were selected, there is nothing to account."""
-    module = sys.modules[__name__]
-    selected = {item.originalname for item in request.session.items if item.module is module}
-    unselected = sorted(
-        name for name in vars(module) if name.startswith("test_") and name not in selected
-    )
-    if unselected:
-        pytest.skip(f"needs every check of the module; {len(unselected)} not selected")
+def test_every_number_is_accounted_for():
+    """Every check above is run here again (``verified``), so this test needs no other to
+    have run first, and holds in any order and alone."""
+    checks = verified()
     unexplained = {}
     in_content = declared()
     for source, text in sources().items():
-        known = CHECKED.get(source, set()) | set(CITED.get(source, {})) | FORMULA.get(source, set())
+        known = checks.get(source, set()) | set(CITED.get(source, {})) | FORMULA.get(source, set())
         known |= set(in_content.get(source, {}))
         missing = tokens(text) - known
         if missing:
@@ -1006,3 +1012,14 @@ def test_every_number_is_accounted_for(request):
         "(declare it in the page's front matter, numbers: {number: figure view or source}, "
         "or add a check in tests/test_prose.py or a source in CITED)"
     )
+
+
+def test_the_checks_that_count_are_the_tests_that_check():
+    """Each test that verifies a number is one the accounting test runs, and only those."""
+    module = __import__(__name__, fromlist=["*"])
+    reporting = {
+        name
+        for name, test in vars(module).items()
+        if name.startswith("test_") and re.search(r"^\s+checked\(", inspect.getsource(test), re.M)
+    }
+    assert {check.__name__ for check in NUMBER_CHECKS} == reporting

@@ -26,6 +26,11 @@ def cmd_check(args) -> int:
     site = check_content(args.content)
     if site is None:
         return 1
+    if problems := content.check_numbers(site):  # each declared number, against its figure
+        print(f"posviz: content has {len(problems)} problem(s):", file=sys.stderr)
+        for problem in sorted(problems, key=lambda p: (str(p.path), p.line)):
+            print(f"  {problem}", file=sys.stderr)
+        return 1
     print(f"posviz: content OK: {len(site.pages)} page(s), {len(site.topics)} topic(s)")
     return 0
 

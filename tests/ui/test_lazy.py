@@ -8,8 +8,6 @@ The network is blocked for every page (``blocked`` stays empty).
 import pytest
 from playwright.sync_api import expect
 
-from posviz.drawing.layout import island_room
-from posviz.figures import FIGURES
 from tests.support.browser import Held, sealed_context
 from tests.support.pages import (
     LIVE,
@@ -67,7 +65,7 @@ def test_a_far_figure_waits_then_answers_from_its_frames_once_scrolled_to(
         assert views_of(page, FAR) == 0 and views_of(page, 96) == 1
         # Never a blank box: the island keeps its figure's room and says what comes.
         room = far.bounding_box()["height"]
-        assert room >= island_room(FIGURES[FAR]())[0], room  # the room its drawing needs, wide
+        assert room == far.locator(".posviz-room").bounding_box()["height"] > 300, room
         label = page.evaluate(
             "(el) => getComputedStyle(el, '::before').content",
             far.element_handle(),
@@ -142,33 +140,36 @@ def test_printing_draws_every_waiting_figure(static_site, page):
     assert page.errors == []
 
 
+ISLANDS_JS = """() => [...document.querySelectorAll('.posviz-island')]
+  .map((el) => [Number(el.dataset.figure), el.getBoundingClientRect().height])"""
+
+
 @pytest.mark.parametrize("width", [1280, 768, 390])
 def test_each_figure_s_room_fits_the_figure_drawn_in_it(browser, static_site, width):
-    """The room an island keeps (drawing.layout.island_room) is never more than the figure
-    drawn in it (that would leave a gap) and at most a third less (a jump)."""
+    """The room an island keeps before its figure is drawn (drawing.layout.island_room)
+    is the figure's height drawn, within 8 px, for every figure of an article."""
     blocked = []
-    context = sealed_context(browser, blocked, viewport={"width": width, "height": 900})
-    page = new_page(context)
+    context = sealed_context(
+        browser, blocked, viewport={"width": width, "height": 900}, service_workers="block"
+    )
     try:
+        undrawn = new_page(context)
+        undrawn.route("**/bokeh*.js", lambda route: route.abort())  # never drawn
+        undrawn.goto(f"{static_site}/{TOPIC}", wait_until="domcontentloaded")
+        undrawn.locator(".posviz-room").last.wait_for(state="attached")
+        rooms = undrawn.evaluate(ISLANDS_JS)
+        page = new_page(context)
         page.goto(f"{static_site}/{TOPIC}")
         page.wait_for_function(PAINTED, timeout=30_000)
         page.evaluate("posvizLazy.joinAll()")
         page.wait_for_function("() => posvizLazy.waiting().length === 0")
         page.wait_for_function(PAINTED)
-        found = page.evaluate(
-            """() => [...document.querySelectorAll('.posviz-island')].map((el) => {
-                 const band = innerWidth >= 1000 ? 'wide' : innerWidth >= 700 ? 'mid' : 'narrow';
-                 const room = parseFloat(el.style.getPropertyValue(`--posviz-${band}`));
-                 el.style.minHeight = '0px';
-                 const drawn = el.getBoundingClientRect().height;
-                 el.style.minHeight = '';
-                 return [Number(el.dataset.figure), room, drawn];
-               })"""
-        )
-        assert [figure for figure, _, _ in found] == TOPIC_FIGURES
-        for figure, room, drawn in found:
-            assert room <= drawn + 1, f"figure {figure} at {width}px: room {room} > drawn {drawn}"
-            assert drawn <= 1.34 * room, f"figure {figure} at {width}px: drawn {drawn}, room {room}"
+        drawn = page.evaluate(ISLANDS_JS)
+        assert [figure for figure, _ in rooms] == [figure for figure, _ in drawn] == TOPIC_FIGURES
+        for (figure, room), (_, height) in zip(rooms, drawn, strict=True):
+            assert abs(room - height) <= 8, (
+                f"figure {figure} at {width}px: room {room}, drawn {height}"
+            )
         assert blocked == [] and page.errors == []
     finally:
         context.close()

@@ -60,19 +60,17 @@
     const plot = view.parent; // the page's one figure: every plot is in the island
     const {text_font_style: style, text_font_size: size, text_font: font} = view.model;
     measure.font = `${style} ${size} ${typeof font === 'string' ? font : font.value}`;
-    const end = view.layout.bbox.x0 + view.model.offset + measure.measureText(view.model.text).width;
+    const lines = view.model.text.split('\n').map((line) => measure.measureText(line).width);
+    const end = view.layout.bbox.x0 + view.model.offset + Math.max(...lines);
     if (end > plot.canvas_view.bbox.width + 0.5) {
       clipped.push(`title "${view.model.text}" ends at ${Math.round(end)} of ${plot.canvas_view.bbox.width}`);
     }
   }
   const bottom = Math.max(...drawn.map((el) => box(el).bottom));
-  const width = innerWidth;
-  const band = width >= 1000 ? 'wide' : width >= 700 ? 'mid' : 'narrow';
   return {
     figure: Number(island.dataset.figure),
     island: outer.height,
     blank: outer.bottom - bottom,
-    estimate: parseFloat(island.style.getPropertyValue(`--posviz-${band}`)),
     drawnHeight: bottom - outer.top,
     clipped,
   };

@@ -85,7 +85,7 @@ class Part:
     root: str = ""
     figure: dict = field(default_factory=dict)
     figure_id: int = 0  # a figure's: its island's data-figure, for the page's scripts
-    island_height: tuple[int, int, int] = (0, 0, 0)  # a figure's room: wide, mid, narrow
+    room: Markup = Markup("")  # a figure's: its island's room before the draw
 
 
 def value_text(figure, name: str) -> tuple[str, str]:
@@ -138,7 +138,6 @@ def split(
     Without ``islands`` (``posviz serve --dev`` fetching a page's text alone) a
     figure's root is left empty: its plots are not drawn.
     """
-    from posviz.drawing.layout import island_room
     from posviz.figures.model import Figure
 
     parts, crumbs = [], Markup("")
@@ -169,7 +168,7 @@ def split(
                     html=Markup("").join(texts),
                     figure=info,
                     figure_id=figure.figure_id,
-                    island_height=island_room(figure),
+                    room=layout.island_room(figure, markdown(figure.readout())),
                 )
             )
         else:

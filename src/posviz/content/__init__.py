@@ -3,7 +3,9 @@
 One module per job, every public name importable from here: ``model`` (pages,
 topics, figure uses and the rules the topic page follows), ``files`` (reading
 a file and its YAML safely), ``markdown`` (the Markdown checks) and ``parse``
-(pages and topics from their files, and the checks across files; ``load``).
+(pages and topics from their files, and the checks across files; ``load``) and
+``numbers`` (the numbers a page declares, against the figure views they come
+from; ``posviz check`` runs it).
 
 A file is Markdown with YAML front matter between two ``---`` lines. Pages
 have numbered sections (``## 2. Title``) and place figures with a line
@@ -61,6 +63,7 @@ from posviz.content.model import (  # noqa: F401
     tag_clash,
     uses_in,
 )
+from posviz.content.numbers import check_numbers, shown_by  # noqa: F401
 from posviz.content.parse import (  # noqa: F401
     FIGURE,
     FIGURE_ID,

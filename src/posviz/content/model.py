@@ -75,6 +75,8 @@ class Page:
     path: Path = field(compare=False)
     # (number as the page writes it, where it comes from), from the front matter.
     numbers: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+    # The same with the line of each entry, (number, origin, line): for file:line problems.
+    number_lines: tuple[tuple[str, str, int], ...] = field(default=(), compare=False)
 
     @property
     def figures(self) -> tuple[int, ...]:

@@ -111,6 +111,7 @@ def _page(source: _Source, figure_ids, problems) -> Page | None:
     sections = _sections(source, figure_ids, problems)
     if meta is None:
         return None
+    declared = _numbers(source, figure_ids, problems)
     if meta["kind"] not in PAGE_KINDS:
         problems.append(
             Problem(
@@ -128,12 +129,13 @@ def _page(source: _Source, figure_ids, problems) -> Page | None:
         str(meta["summary"]),
         sections,
         source.path,
-        _numbers(source, figure_ids, problems),
+        tuple((number, origin) for number, origin, _ in declared),
+        declared,
     )
 
 
-def _numbers(source: _Source, figure_ids, problems) -> tuple[tuple[str, str], ...]:
-    """The optional ``numbers:`` mapping: each number the page states → where it comes from."""
+def _numbers(source: _Source, figure_ids, problems) -> tuple[tuple[str, str, int], ...]:
+    """The optional ``numbers:`` mapping: (number the page states, where it comes from, line)."""
     if "numbers" not in source.meta:
         return ()
     value, line = source.meta["numbers"], source.key_lines["numbers"]
@@ -160,7 +162,7 @@ def _numbers(source: _Source, figure_ids, problems) -> tuple[tuple[str, str], ..
         if view and int(view[1]) not in figure_ids:
             problems.append(Problem(source.path, at, f"numbers: there is no figure {view[1]}"))
             continue
-        found.append((str(number), origin.strip()))
+        found.append((str(number), origin.strip(), at))
     return tuple(found)
 
 

@@ -23,6 +23,8 @@ import holoviews as hv
 import numpy as np
 import param
 
+from posviz.drawing.titles import fit_title
+
 # The figures' options are Bokeh options, so the Bokeh backend is loaded (and
 # made current, as in any notebook that uses it). No default is set: what
 # follows is passed to posviz's own elements only, so importing posviz leaves
@@ -163,6 +165,7 @@ def _name_plot(figure, key: str, frame: dict):
     def hook(plot, element):
         plot.state.name = name
         plot.state.output_backend = "canvas"
+        fit_title(plot.state)  # a title longer than a narrow plot moves left, then shrinks
         for legend in plot.state.legend:
             for item in legend.items:
                 sources = [getattr(r, "data_source", None) for r in item.renderers]

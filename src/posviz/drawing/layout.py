@@ -9,6 +9,7 @@ each plot scales to its container and keeps its aspect.
 
 import holoviews as hv
 import panel as pn
+from markupsafe import Markup
 
 from posviz.drawing import plots as drawn_plots
 from posviz.drawing.controls import show_used, snap_back, steady, widgets_for
@@ -24,6 +25,9 @@ from posviz.styles import (
 from posviz.urls import figure_route, href
 
 PLOT_BASIS = 300  # px a plot that names no width asks for (HoloViews draws it at 300)
+CONTROLS_WIDTH = 230  # px of the controls' column beside one plot
+WIDGET_WIDTH = 210  # px of each control
+PHONE_PANE = 300  # px across a plot's pane on a phone, or less
 
 
 def frame_size(plot) -> tuple[int, int] | None:
@@ -58,12 +62,14 @@ def legend_css(asked: int) -> str:
     Bokeh lays a legend out as a grid of ``legend_cols`` columns inside the frame and
     clips what passes the canvas; its columns fit the width the figure asked for. The
     plot pane is the container (``plot_pane``), and container queries reach into the
-    legend's shadow root.
+    legend's shadow root. On a phone (a pane of ``PHONE_PANE`` px or less) its labels
+    are a little smaller, so a column of long labels stays inside the plot.
     """
     return (
         f"@container (max-width: {asked - 1}px) {{"
         " .bk-grid { grid-template-columns: max-content !important;"
         " grid-template-rows: none !important; grid-auto-flow: row !important; } }"
+        f"@container (max-width: {PHONE_PANE}px) {{ .bk-label {{ font-size: 11px !important; }} }}"
     )
 
 
@@ -80,15 +86,15 @@ def plot_pane(plot):
     """
     frame, asked = frame_size(plot), asked_width(plot)
     if frame is None:
-        mode, options, widest = "stretch_width", {}, max(asked, 640)
+        mode, options = "stretch_width", {}
     else:
         width, height = frame
-        mode, widest = "scale_width", width
+        mode = "scale_width"
         options = {
             "plot.frame_width": None,
             "plot.frame_height": None,
             "plot.width": width,
-            "plot.height": height + 30,
+            "plot.height": height + TITLE_ROOM,
         }
     if has_legend(plot):
         options["legend.stylesheets"] = [legend_css(asked)]
@@ -98,12 +104,36 @@ def plot_pane(plot):
         sizing_mode=mode,  # the pane's mode becomes the plot's
         css_classes=["posviz-plot"],
         styles={
-            "flex": f"1 1 {asked}px",
-            "min-width": "0",
-            "max-width": f"{widest}px",
+            **{k: v for k, v in pane_styles(asked, frame).items() if k != "aspect-ratio"},
             "container-type": "inline-size",  # the legend's rule measures the pane
         },
     )
+
+
+TITLE_ROOM = 30  # px above a framed plot's frame, for its title
+
+
+def pane_styles(asked: int, frame: tuple[int, int] | None) -> dict:
+    """A plot pane's flex rules, shared by the drawn figure and its room before the draw.
+
+    It grows from the width it asks for; a stretching plot up to 640 px or that width,
+    a framed one up to its frame, keeping its aspect (``aspect-ratio``, for the room:
+    Bokeh's ``scale_width`` keeps it in the drawn figure).
+    """
+    if frame is None:
+        return {"flex": f"1 1 {asked}px", "min-width": "0", "max-width": f"{max(asked, 640)}px"}
+    width, height = frame
+    return {
+        "flex": f"1 1 {asked}px",
+        "min-width": "0",
+        "max-width": f"{width}px",
+        "aspect-ratio": f"{width} / {height + TITLE_ROOM}",
+    }
+
+
+def main_styles(widest: int) -> dict:
+    """The plots' column: beside the controls only when its widest plot gets its width."""
+    return {"flex": f"1 1 {widest}px", "min-width": "0"}
 
 
 def numbers_html(figure: object) -> str:
@@ -146,7 +176,7 @@ def figure_layout(figure: object) -> pn.Column:
             default_layout=WrappingRow,
             css_classes=["posviz-controls"],
             **(
-                {"width": 230, "sizing_mode": "fixed"}
+                {"width": CONTROLS_WIDTH, "sizing_mode": "fixed"}
                 if beside
                 else {"sizing_mode": "stretch_width", "styles": {"flex": "1 1 100%"}}
             ),
@@ -154,7 +184,7 @@ def figure_layout(figure: object) -> pn.Column:
         figure,
     )
     for widget in controls.select(pn.widgets.Widget):
-        widget.param.update(width=210, stylesheets=[*widget.stylesheets, WIDGET_CSS])
+        widget.param.update(width=WIDGET_WIDTH, stylesheets=[*widget.stylesheets, WIDGET_CSS])
     show_used(controls, figure)  # sliders the current choice does not use are hidden
     watched = [figure.param[name] for name in figure.sliders()]
     readout = pn.pane.Markdown(
@@ -204,8 +234,7 @@ def figure_layout(figure: object) -> pn.Column:
         show,
         numbers,
         sizing_mode="stretch_width",
-        # Beside the controls only when the widest plot gets the width it asks for.
-        styles={"flex": f"1 1 {widest}px", "min-width": "0"},
+        styles=main_styles(widest),
         stylesheets=[FIGURE_BODY_CSS],
     )
     view = pn.Column(
@@ -237,104 +266,85 @@ def figure_layout(figure: object) -> pn.Column:
     return view
 
 
-# What the island of a figure holds besides its plots, in px as the browser draws it
-# (fitted once to the drawn figures at 1280 and 390 px; tests/ui/test_lazy.py and
-# tests/ui/test_newcomer_export.py measure figures against the room this gives).
-SLIDER_ROOM = 60  # a slider with its title and margins
-BUTTONS_ROOM = 56  # a row of buttons
-BUTTON_ROOM = 33  # one button of a vertical group
-TEXT_ROOM = 80  # the "Show the numbers" toggle and the margins around the text
-LINE_ROOM = 24  # a line of the readout
-# Characters of the readout on a line: beside the controls, below them, on a phone.
-LINE_CHARS = (100, 135, 44)
-PLOT_GAP = 19  # between two plots stacked on a phone
-# px a figure's row has across at the narrow edge of the wide and mid bands (1000 and
-# 700 px of viewport): the estimate is the layout at the band's narrowest.
-BAND_ACROSS = (930, 630)
-CONTROLS_ACROSS = 238  # the controls beside a plot, and the gap between them
-PLOT_GAP_ACROSS = 8  # between two plots in a row (WRAP_CSS)
-PHONE_ACROSS = 330  # px a plot has across in a card on a phone (390 px of viewport)
-# The room kept is a little less than the estimate: a short jump when the figure is
-# drawn is better than a gap left under it.
-UNDER = 0.97
+# The room an island keeps before its figure is drawn: a box of the same flex rules
+# as the figure's layout (``pane_styles``, the controls' widths, WRAP_CSS's gaps), with
+# a box of the height Bokeh gives each widget and each plot, and the readout's own text,
+# so the browser wraps and stacks it as it will the drawn figure, at any width
+# (compose/static/site.css, .posviz-room; tests/ui/test_room.py).
+# Heights in px Bokeh's stylesheets give its widgets (12 px text on 17.14 px lines),
+# whatever the font: a slider with its title, and a button (a row of them, or one of
+# a vertical group, whose buttons overlap by 1 px).
+SLIDER_HEIGHT = 37.14
+BUTTON_HEIGHT = 31.14
 
 
-def plot_height(spec, across: float | None = None) -> float:
-    """The height a ``Plot`` is drawn at: its own, its frame's and a title's, or HoloViews'.
+def island_room(figure, readout_html: str) -> Markup:
+    """The island's room before its figure draws: the figure's layout as empty boxes.
 
-    A plot with a fixed frame keeps its shape (``plot_pane``), so in a card ``across`` px
-    wide that is narrower than its frame it is drawn that much lower.
-    """
-    if spec.options.get("height"):
-        return spec.options["height"]
-    if spec.options.get("frame_height"):
-        width, height = spec.options["frame_width"], spec.options["frame_height"] + 30
-        return height * min(1.0, (across or width) / width)
-    first = next(iter(spec.elements.values()))
-    return hv.Store.registry["bokeh"][type(first)].height
-
-
-def island_room(figure) -> tuple[int, int, int]:
-    """The least height in px the figure's island takes drawn: (wide, mid, narrow).
-
-    Derived from what the figure draws: its plots' heights, its controls and its
-    readout's length. Wide (1000 px of viewport and more) and mid (700 to 999),
-    laid out as at the band's narrowest (``BAND_ACROSS``): one plot sits beside the
-    controls when it gets the width it asks for; plots sit below a row of controls,
-    side by side as far as their asked widths fit. Narrow: everything stacks. The
-    island keeps this room until the figure is drawn (site.css), so the text
-    below it stays put; drawn, it is the figure's own height.
+    ``readout_html`` is the readout rendered as the page renders Markdown. Hidden
+    (``visibility: hidden``, ``aria-hidden``) and dropped once the figure is drawn.
     """
     specs = figure.draw(hv, figure.frame())
-    heights = [plot_height(spec) for spec in specs]
-    stacked = [plot_height(spec, PHONE_ACROSS) for spec in specs]
-    controls = []
+    asked = [spec_width(spec) for spec in specs]
+    beside = f' style="flex: 0 0 auto; width: {CONTROLS_WIDTH}px"' if len(specs) == 1 else ""
+    widgets = "".join(
+        f'<i style="width: {WIDGET_WIDTH}px; height: {h}px"></i>' for h in control_heights(figure)
+    )
+    plots = "".join(
+        f'<i style="{inline(pane_styles(width, spec_frame(spec)) | spec_height(spec))}"></i>'
+        for width, spec in zip(asked, specs, strict=True)
+    )
+    return Markup(
+        '<div class="posviz-room" aria-hidden="true">'
+        f'<div class="posviz-room-controls"{beside}><div>{widgets}</div></div>'
+        f'<div class="posviz-room-main" style="{inline(main_styles(max(asked)))}">'
+        f'<div class="posviz-room-plots">{plots}</div>'
+        f'<div class="posviz-room-text">{readout_html}</div>'
+        '<i class="posviz-room-toggle"></i></div></div>'
+    )
+
+
+def inline(styles: dict) -> str:
+    """A ``style`` attribute's text from a dict of CSS properties."""
+    return "; ".join(f"{name}: {value}" for name, value in styles.items())
+
+
+def control_heights(figure) -> list[float]:
+    """The height in px of each control shown at the figure's opening choices."""
+    heights = []
     for name in figure.sliders():
         if name in figure.used_when and name in idle_at_opening(figure):
-            continue
+            continue  # hidden (show_used)
         widget = figure.widgets.get(name) or {}
         widget = {"type": widget} if isinstance(widget, str) else widget
         if widget.get("orientation") == "vertical":
-            controls.append(BUTTON_ROOM * len(figure.param[name].objects))
+            count = len(figure.param[name].objects)
+            heights.append(round(count * BUTTON_HEIGHT - (count - 1), 2))
         else:
-            controls.append(BUTTONS_ROOM if widget else SLIDER_ROOM)
-    paragraphs = figure.readout().replace("**", "").split("  \n")
+            heights.append(BUTTON_HEIGHT if widget else SLIDER_HEIGHT)
+    return heights
 
-    def text(chars: int) -> int:
-        return TEXT_ROOM + LINE_ROOM * sum(-(-len(line) // chars) for line in paragraphs)
 
-    beside, below, narrow_chars = LINE_CHARS
-    asked = [spec_width(spec) for spec in specs]
+def spec_frame(spec) -> tuple[int, int] | None:
+    """The (frame_width, frame_height) a ``Plot`` asks for, as ``frame_size`` of its drawing."""
+    width, height = spec.options.get("frame_width"), spec.options.get("frame_height")
+    return (width, height) if width and height else None
 
-    def drawn_at(across: int) -> float:
-        """The height at ``across`` px of row: beside the controls, or below them in rows."""
-        if len(specs) == 1:  # its controls are a column, beside it or above it
-            if CONTROLS_ACROSS + asked[0] <= across:
-                return max(sum(controls), heights[0] + text(beside))
-            return sum(controls) + heights[0] + text(below)
-        rows = packed(asked, across)
-        tallest = [max(heights[n] for n in row) for row in rows]
-        return max(controls) + sum(tallest) + PLOT_GAP * (len(rows) - 1) + text(below)
 
-    wide, mid = drawn_at(BAND_ACROSS[0]), drawn_at(BAND_ACROSS[1])
-    narrow = sum(controls) + sum(stacked) + PLOT_GAP * (len(heights) - 1) + text(narrow_chars)
-    return int(UNDER * wide), int(UNDER * mid), int(UNDER * narrow)
+def spec_height(spec) -> dict:
+    """The height of a ``Plot``'s box: its own or HoloViews' (a framed plot keeps its aspect)."""
+    if spec_frame(spec):
+        return {}
+    height = spec.options.get("height")
+    if not height:
+        first = next(iter(spec.elements.values()))
+        height = hv.Store.registry["bokeh"][type(first)].height
+    return {"height": f"{height}px"}
 
 
 def spec_width(spec) -> int:
     """The width a ``Plot`` asks for (``asked_width`` of its drawing)."""
     return spec.options.get("frame_width") or spec.options.get("width") or PLOT_BASIS
-
-
-def packed(widths: list[int], across: int) -> list[list[int]]:
-    """The plots' indices row by row, as a wrapping row of ``across`` px lays them out."""
-    rows = [[]]
-    for n, width in enumerate(widths):
-        taken = sum(widths[m] + PLOT_GAP_ACROSS for m in rows[-1])
-        if rows[-1] and taken + width > across:
-            rows.append([])
-        rows[-1].append(n)
-    return rows
 
 
 def idle_at_opening(figure) -> set[str]:

@@ -60,6 +60,9 @@ class ClockHands(Figure):
         "is back at its start after 2π ≈ 6.28 positions; each hand after it needs longer."
     )
 
+    # pos is there to show that the dot product (right) does not depend on it.
+    invariant = {"pos": ("rows", "closed", "dot")}
+
     pos = Slider(default=12, bounds=(0, 100), label="pos", doc="The position marked on the left.")
     d_model = EvenSlider(
         default=128,

@@ -150,6 +150,9 @@ class Plot:
         self.key, self.elements, self.options = key, elements, options
 
 
+EVERYTHING = "*"  # ``Figure.invariant``: the slider leaves every frame element as it is
+
+
 class Figure(param.Parameterized):
     """One explanatory figure: its sliders, its frame, its texts and what it draws."""
 
@@ -166,6 +169,11 @@ class Figure(param.Parameterized):
     used_when: ClassVar[dict] = {}
     # Sliders whose value follows from the others (a preset named by its sizes).
     implied: ClassVar[tuple] = ()
+    # What a slider is for, when its point is what stays: slider name → the frame
+    # elements it leaves exactly as they are (710's pos leaves the dot-product curves),
+    # or EVERYTHING for a slider whose point is that nothing drawn moves. Every other
+    # slider changes what is drawn; tests/test_figures checks both directions.
+    invariant: ClassVar[dict] = {}
     # What the benchmarks step and watch: by default the first number slider and plot.
     stepped_slider: ClassVar[str] = ""
     watched_plot: ClassVar[str] = ""

@@ -129,6 +129,9 @@ class RotaryScores(Figure):
         "Raise d to add slower pairs; raise the base to slow them all down."
     )
     widgets = {"base": "buttons"}
+    # The common shift s is there to change no score: the map, the curve and the pair's
+    # own marks stay; only the shifted pair's square moves along its diagonal.
+    invariant = {"s": ("cells", "map", "curve", "pair", "swapped")}
 
     m = Slider(default=3, bounds=(0, 15), label="query position m", doc="Position of the query.")
     n = Slider(default=8, bounds=(0, 15), label="key position n", doc="Position of the key.")
