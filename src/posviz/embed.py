@@ -6,7 +6,8 @@ values and gives the deep link's query) and ``embed_html`` (the lazy iframe and
 its caption). Both write ``embed.js``, which sizes each iframe to the height
 its page reports, next to the docs' pages as ``posviz-embed.js``.
 
-Shipped in the wheel the browser installs: Panel loads only inside functions.
+Host only (``export.HOST_ONLY``: the browser's wheel leaves it out); Panel loads
+only inside functions.
 """
 
 import html

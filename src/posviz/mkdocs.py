@@ -22,8 +22,9 @@ build``; ``mkdocs serve`` builds again only when that set of figures changes.
 iframe to the height its page reports, after checking where the message
 comes from.
 
-Shipped in the wheel the browser installs: MkDocs and Panel load only inside
-functions, and ``PosvizPlugin`` (the entry point) is made on first use.
+Host only (``export.HOST_ONLY``: the browser's wheel leaves it out). MkDocs and
+Panel load only inside functions, and ``PosvizPlugin`` (the entry point) is made
+on first use.
 """
 
 import os

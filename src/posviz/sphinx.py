@@ -23,8 +23,8 @@ page is written, by the builder's own ``get_target_uri`` (``html``, ``dirhtml``
 and ``singlehtml`` put a page at different depths). A bad directive is an
 error at its file and line, and it fails the build, ``-W`` or not.
 
-This module is shipped in the wheel the browser installs, so Sphinx (and
-Panel) are imported only inside functions.
+Host only (``export.HOST_ONLY``: the browser's wheel leaves it out). Sphinx and
+Panel are imported only inside functions, so ``posviz`` imports without them.
 """
 
 import shutil

@@ -13,7 +13,8 @@ then ``project: plugins: [posviz.mjs]`` in ``myst.yml``. The figure pages are
 not part of MyST's output: after ``myst build --html``, ``posviz build`` puts
 them in ``_build/html/_posviz`` (``site_url`` says where else they are).
 
-Shipped in the wheel the browser installs: the figures load only inside functions.
+Host only (``export.HOST_ONLY``: the browser's wheel leaves it out); the figures load
+only inside functions, so writing the plugin imports no Panel.
 """
 
 import argparse
