@@ -78,3 +78,24 @@ def test_nothing_the_browser_imports_is_left_out_of_its_wheel():
     assert host_only_in(modules) == []
     graph.add_import(importer="posviz.compose.views", imported="posviz.scaffold")
     assert host_only_in(browser_modules(graph)) == ["posviz.scaffold"]
+
+
+def test_no_host_only_module_says_the_browser_gets_it():
+    """A docstring that says a module ships to the browser, when HOST_ONLY keeps it
+    home, misleads whoever decides what it may import."""
+    import ast
+    from pathlib import Path
+
+    import posviz
+    from posviz.build.export import HOST_ONLY
+
+    package = Path(posviz.__file__).parent
+    claims = []
+    for name in HOST_ONLY:
+        if not name.endswith(".py") and not (package / name / "__init__.py").is_file():
+            continue  # a data file or a folder of files
+        path = package / name if name.endswith(".py") else package / name / "__init__.py"
+        doc = ast.get_docstring(ast.parse(path.read_text("utf-8"))) or ""
+        if "the browser installs" in doc or "shipped in the wheel" in doc.lower():
+            claims.append(name)
+    assert claims == [], f"these say they ship to the browser, but HOST_ONLY keeps them: {claims}"
