@@ -211,6 +211,37 @@ def python_findings(releases: dict[str, Release]) -> list[Finding]:
     return found
 
 
+# Libraries the site does not ship (build/wheels.py leaves them out): a module the
+# worker imports must not import one at its top level, or the live tier cannot start.
+NOT_SHIPPED = ("pandas",)
+
+
+def import_findings(releases: dict[str, Release]) -> list[Finding]:
+    """Whether each module posviz's worker imports is free of libraries the site lacks.
+
+    A top-level import of one (panel 1.10's ``panel.io.pyodide`` imports pandas)
+    stops the live tier in the browser.
+    """
+    modules = sorted(
+        {m for m, _, _ in internals.python_internals() if not m.startswith("bokeh.server")}
+    )  # the server's modules stay on the host
+    found = []
+    for module in modules:
+        library = module.split(".")[0]
+        release = releases.get(library)
+        path = module_file(release.root, module) if release else None
+        holds = None
+        if path is not None:
+            text = path.read_text("utf-8")
+            holds = not any(
+                re.search(rf"^(?:import {name}\b|from {name}\b)", text, re.M)
+                for name in NOT_SHIPPED
+            )
+        seam = f"{module} imports no {', '.join(NOT_SHIPPED)}"
+        found.append(Finding("browser import", seam, library, holds))
+    return found
+
+
 # --- browser seams and page anchors ---------------------------------------------------------
 
 
@@ -302,6 +333,7 @@ def rehearse(
     }
     findings = [
         *python_findings(releases),
+        *import_findings(releases),
         *browser_findings(releases, cache / "layout"),
         *anchor_findings(releases),
     ]
