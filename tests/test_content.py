@@ -747,6 +747,17 @@ HOSTILE = {
         12,
         "image 'https://evil.example/cat.png' is not in the site",
     ),
+    # The page renders footnotes and definition lists: the checks must read them alike.
+    "Markdown image in a footnote": (
+        notes(body="A claim.[^1]\n\n[^1]: ![a cat](https://evil.example/cat.png)\n").encode(),
+        14,
+        "image 'https://evil.example/cat.png' is not in the site",
+    ),
+    "Markdown image in a definition": (
+        notes(body="Cat\n: ![a cat](https://evil.example/cat.png)\n").encode(),
+        13,
+        "image 'https://evil.example/cat.png' is not in the site",
+    ),
 }
 
 

@@ -26,6 +26,7 @@ import param
 from markupsafe import Markup
 
 from posviz.compose import routes
+from posviz.content import markdown as content_markdown
 from posviz.drawing import layout
 
 STYLESHEET = "posviz-static/site.css"  # relative: the same under serve and in the export
@@ -48,22 +49,9 @@ def environment():
     )
 
 
-@cache
 def markdown_parser():
-    """Markdown as Panel's Markdown pane renders it (raw HTML off)."""
-    from markdown_it import MarkdownIt
-    from mdit_py_plugins.deflist import deflist_plugin
-    from mdit_py_plugins.footnote import footnote_plugin
-    from mdit_py_plugins.tasklists import tasklists_plugin
-
-    return (
-        MarkdownIt("gfm-like", options_update={"html": False})
-        .enable("strikethrough")
-        .enable("table")
-        .use(deflist_plugin)
-        .use(footnote_plugin)
-        .use(tasklists_plugin)
-    )
+    """Markdown as the pages render it (raw HTML off): the grammar the checks read."""
+    return content_markdown.parser(html=False)
 
 
 def markdown(text: str) -> Markup:

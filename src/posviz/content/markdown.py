@@ -3,6 +3,7 @@
 import re
 import sys
 import textwrap
+from functools import cache
 from pathlib import Path
 
 from posviz.content.files import _quote
@@ -13,17 +14,34 @@ LINK_SCHEMES = ("http", "https", "mailto")
 # in Pyodide; benchmarks/notes.md); the exported copy was checked by the build.
 CHECK_MARKUP = sys.platform != "emscripten"
 SCHEME = re.compile(r"([a-zA-Z][a-zA-Z0-9+.-]*):")
-_MARKDOWN = None
+
+
+@cache
+def parser(html: bool):
+    """Content Markdown's one grammar, for rendering and for checking.
+
+    The pages render with ``html=False`` (raw HTML stays text); the checks read
+    with ``html=True``, to find raw HTML. One configuration, so that nothing the
+    page draws (an image in a footnote, a link in a definition list) escapes the
+    checks by parsing differently.
+    """
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.deflist import deflist_plugin
+    from mdit_py_plugins.footnote import footnote_plugin
+    from mdit_py_plugins.tasklists import tasklists_plugin
+
+    return (
+        MarkdownIt("gfm-like", options_update={"html": html})
+        .enable(["strikethrough", "table"])
+        .use(deflist_plugin)
+        .use(footnote_plugin)
+        .use(tasklists_plugin)
+    )
 
 
 def _markdown_parser():
-    """A parser that reads Markdown the way Panel's Markdown pane renders it."""
-    global _MARKDOWN
-    if _MARKDOWN is None:
-        from markdown_it import MarkdownIt
-
-        _MARKDOWN = MarkdownIt("gfm-like").enable(["strikethrough", "table"])
-    return _MARKDOWN
+    """The checks' parser: the pages' grammar, raw HTML read as HTML."""
+    return parser(html=True)
 
 
 def _check_markdown(path: Path, text: str, first_line: int, problems: list[Problem]):
