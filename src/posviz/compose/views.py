@@ -110,7 +110,7 @@ def figure_block(figure, uses: list[content.FigureUse] = (), level: int = 3) -> 
     )
 
 
-def frame(links: DeepLinks, *objects) -> pn.Column:
+def page_column(links: DeepLinks, *objects) -> pn.Column:
     """A view's outer column: the notice of its deep ``links`` on top, then ``objects``."""
     return pn.Column(
         links.notice,
@@ -147,7 +147,7 @@ def topic_view(slug: str) -> pn.Column:
         f'<div class="eyebrow">Topic · {html.escape(topic.category)}</div>'
         f"<h1>{html.escape(topic.title)}</h1><p>{html.escape(topic.intro)}</p>"
     )
-    return frame(
+    return page_column(
         DeepLinks(figures, single=False),
         crumbs(html.escape(topic.title)),
         raw(head),
@@ -179,7 +179,7 @@ def page_view(slug: str) -> pn.Column:
         for block in section.blocks:
             body.append(figure_block(figures[block]) if isinstance(block, int) else text(block))
     links = DeepLinks(figures, single=False)
-    return frame(links, crumbs(html.escape(page.title)), raw(head), *body)
+    return page_column(links, crumbs(html.escape(page.title)), raw(head), *body)
 
 
 def figure_view(figure_id: int) -> pn.Column:
@@ -187,7 +187,7 @@ def figure_view(figure_id: int) -> pn.Column:
     figures = new_figures([figure_id])
     # A build of figures alone (docs embeds) ships no article for "From …" to link to.
     uses = library().uses_of(figure_id) if pages_shipped() else []
-    return frame(DeepLinks(figures, single=True), figure_block(figures[figure_id], uses, level=1))
+    return page_column(DeepLinks(figures, single=True), figure_block(figures[figure_id], uses, level=1))
 
 
 def home_view() -> pn.Column:
@@ -209,7 +209,7 @@ def home_view() -> pn.Column:
         f"{link(FIGURES[fid].title, figure_route(fid))}</li>"
         for fid in figure_order(data)
     )
-    return frame(
+    return page_column(
         DeepLinks({}, single=False),
         raw(
             f"<h1>posviz</h1><p>{html.escape(HOME_INTRO)}</p>"
@@ -223,7 +223,7 @@ def gallery() -> pn.Column:
     """Every figure, each with where it lives (if a page shows it)."""
     data = library()
     figures = new_figures(figure_order(data))
-    return frame(
+    return page_column(
         DeepLinks(figures, single=False),
         crumbs("All figures"),
         raw("<h1>All figures</h1><p class='muted'>" + html.escape(GALLERY_INTRO) + "</p>"),
@@ -270,7 +270,7 @@ def tag_view(tag: str) -> pn.Column:
         f"<p class='muted'>{len(pages)} {pages_word} this tag; "
         f"{len(shown)} {'figure appears' if len(shown) == 1 else 'figures appear'} on them.</p>"
     )
-    return frame(
+    return page_column(
         DeepLinks({}, single=False),
         crumbs(html.escape(tag)),
         raw(head),
