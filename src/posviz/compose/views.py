@@ -187,7 +187,9 @@ def figure_view(figure_id: int) -> pn.Column:
     figures = new_figures([figure_id])
     # A build of figures alone (docs embeds) ships no article for "From …" to link to.
     uses = library().uses_of(figure_id) if pages_shipped() else []
-    return page_column(DeepLinks(figures, single=True), figure_block(figures[figure_id], uses, level=1))
+    return page_column(
+        DeepLinks(figures, single=True), figure_block(figures[figure_id], uses, level=1)
+    )
 
 
 def home_view() -> pn.Column:
