@@ -269,6 +269,14 @@ JS_SEAMS = (
         "the named models a frame's keys point at",
     ),
     JsSeam(
+        "Bokeh.index.find(model) / view.bbox",
+        "BokehJS",
+        BOKEH_MAIN,
+        (r"\*find\(\w\)\{yield\*this\.query\(", r"get bbox\(\)\{return this\._bbox\}"),
+        ("drawing/fit_title.js",),
+        "a plot's drawn view, for its canvas and frame boxes: a title is fitted to them",
+    ),
+    JsSeam(
         "_createPyodideModule",
         "Pyodide",
         "pyodide/pyodide.js",

@@ -11,29 +11,15 @@ not fit, its font shrinks until it does, never below ``SMALLEST_PX``.
 
 from bokeh.models import CustomJS
 
+from posviz import assets
+
 PAD = 4  # px kept between a moved title and the canvas's edges
 SMALLEST_PX = 9  # the font size a title never shrinks below
 
-FIT_JS = """
-const view = [...Bokeh.index.find(plot)].find((each) => each.frame);
-if (!view || !title.text) return;
-const canvas = view.bbox.width, left = view.frame.bbox.x0;
-const font = typeof title.text_font === "string" ? title.text_font : title.text_font.value;
-const measure = window.__posvizTitleMeasure
-  || (window.__posvizTitleMeasure = document.createElement("canvas").getContext("2d"));
-measure.font = `${title.text_font_style} ${base}px ${font}`;
-const width = Math.max(...title.text.split("\\n").map((line) => measure.measureText(line).width));
-let offset = 0, size = base;
-if (left + width > canvas - pad) {
-  offset = pad - left;
-  const fitting = Math.floor((10 * base * (canvas - 2 * pad)) / width) / 10;
-  size = Math.max(smallest, Math.min(base, fitting));
-}
-const changed = {};
-if (title.offset !== offset) changed.offset = offset;
-if (title.text_font_size !== `${size}px`) changed.text_font_size = `${size}px`;
-if (Object.keys(changed).length) title.setv(changed);
-"""
+# The callback's code: drawing/fit_title.js, called with the callback's args.
+FIT_JS = assets.source("posviz.drawing", "fit_title.js") + (
+    "\nposvizFitTitle(plot, title, base, pad, smallest);\n"
+)
 
 TAG = "posviz-fit-title"  # marks the callback, so a plot drawn again gets one, not two
 
