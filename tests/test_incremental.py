@@ -15,6 +15,8 @@ from tests.support.scratch import differences, write_content
 
 ROOT = Path(__file__).resolve().parents[1]
 SETTINGS = {"cdn_root": "static/panel/", "base_url": None}
+# The tests of the build pair below: two site builds, the full run's, not the fast tier's.
+BUILDS = pytest.mark.slow
 
 
 @pytest.fixture
@@ -118,58 +120,74 @@ def test_a_pin_or_any_other_code_change_changes_every_route(copy, tmp_path, monk
     assert all(before[name] != after[name] for name in before)
 
 
-def converted(log: str) -> str:
-    return re.search(r"converting \d+ dashboards[^\n]*", log).group(0)
+@pytest.fixture(scope="module")
+def scratch_builds(tmp_path_factory):
+    """One build pair of tiny scratch content (one page showing 710, one topic).
 
-
-def test_incremental_builds_after_a_page_a_figure_and_a_pin_edit_are_byte_identical_to_a_full_one(
-    tmp_path, monkeypatch, capsys
-):
-    """Tiny scratch content (one page showing 710, one topic): nine routes.
-
-    One build fills this test's own page cache; then, in turn, a page's text, the
-    figure module of 710 and the pins change, and each incremental build reuses
-    what it may. The full build from an empty cache at the end (content as edited;
-    the figure and pin edits change bytes, not output) is byte-identical to each.
-    The frames and compiled bytecode come from the build cache the session shares.
+    ``full`` builds every route into the module's own, empty page cache. Then the
+    entries of the routes that show 710 (the page, its figure view, home, the tag
+    and listing pages) leave the cache, and ``incremental`` builds the same inputs:
+    it converts those, reuses the rest. Which routes each build converted is
+    recorded. Which entries an edit invalidates is the key tests' part above.
+    The frames and compiled bytecode come from the build cache the session shares,
+    as any build's do.
     """
-    root = write_content(tmp_path / "content")
-    monkeypatch.setenv("POSVIZ_CONTENT", str(root))
-    monkeypatch.setenv(pagecache.CACHE_ENV, str(tmp_path / "pages"))
-    package, modules = editable_posviz(tmp_path, monkeypatch)
-    total, shown = len(kinds(root)), len(showing(content.load(root), 710))
+    from posviz.build import export
 
-    assert build(tmp_path / "first") == 0  # fills the cache
-    slug = edit_a_section(root)
-    capsys.readouterr()
-    assert build(tmp_path / "page-edit") == 0
-    assert converted(capsys.readouterr().out) == (
-        f"converting 1 dashboards ({total - 1} unchanged, reused)"
-    )
+    tmp = tmp_path_factory.mktemp("incremental")
+    cache, converted = tmp / "pages", {}
+    real_prerender = export.prerender
+    with pytest.MonkeyPatch.context() as patch:
+        root = write_content(tmp / "content")
+        patch.setenv("POSVIZ_CONTENT", str(root))
+        patch.setenv(pagecache.CACHE_ENV, str(cache))
 
-    modules[710].write_text(modules[710].read_text("utf-8") + "\n# an edit\n", "utf-8")
-    assert build(tmp_path / "figure-edit") == 0
-    assert 0 < shown < total
-    assert converted(capsys.readouterr().out) == (
-        f"converting {shown} dashboards ({total - shown} unchanged, reused)"
-    )
+        def recording(out, building):
+            def prerender(missing, *args, **kwargs):
+                converted[building] = set(missing)
+                return real_prerender(missing, *args, **kwargs)
 
-    pins = package / "build" / "pins.json"
-    pins.write_text(pins.read_text("utf-8") + "\n", "utf-8")  # new bytes, same pins
-    assert build(tmp_path / "pin-edit") == 0
-    assert converted(capsys.readouterr().out) == f"converting {total} dashboards"
+            patch.setattr(export, "prerender", prerender)
+            assert build(out) == 0, f"the {building} scratch build failed"
 
-    monkeypatch.setenv(pagecache.CACHE_ENV, str(tmp_path / "empty"))  # every page afresh
-    assert build(tmp_path / "full") == 0
-    for incremental in ("page-edit", "figure-edit", "pin-edit"):
-        assert differences(tmp_path / incremental, tmp_path / "full") == [], incremental
-    # And the edit is in the site: the cache did not hand back the old page.
-    assert "One sentence more." in (tmp_path / "full" / f"page-{slug}.html").read_text("utf-8")
-    assert "One sentence more." not in (tmp_path / "first" / f"page-{slug}.html").read_text()
+        recording(tmp / "full", "full")
+        route_keys = keys_of(root)
+        entries = {path.stem: path for path in cache.rglob("*.html")}
+        shown = showing(content.load(root), 710)
+        for name in shown:
+            entries[route_keys[name]].unlink()
+        recording(tmp / "incremental", "incremental")
+    return {
+        "sites": {name: tmp / name for name in ("full", "incremental")},
+        "converted": converted,
+        "route_keys": route_keys,
+        "entries": set(entries),
+        "shown": shown,
+    }
 
 
-def test_cached_frames_are_the_frames_computed_afresh(monkeypatch):
-    """A figure's frames from the cache are the bytes computing them gives (the cheapest one)."""
+@BUILDS
+def test_the_keys_the_tests_compute_are_the_keys_a_build_stores_pages_under(scratch_builds):
+    assert scratch_builds["entries"] == set(scratch_builds["route_keys"].values())
+
+
+@BUILDS
+def test_an_incremental_build_is_byte_identical_to_a_full_one(scratch_builds):
+    """The one byte-identity pair: pages from the cache beside pages converted afresh."""
+    sites, converted, shown = (scratch_builds[k] for k in ("sites", "converted", "shown"))
+    routes_now = set(scratch_builds["route_keys"])
+    assert converted["full"] == routes_now  # an empty cache: every route
+    assert 0 < len(shown) < len(routes_now)
+    assert converted["incremental"] == shown  # the rest came from the cache
+    assert differences(sites["incremental"], sites["full"]) == []
+
+
+@BUILDS
+def test_cached_frames_are_the_frames_computed_afresh(scratch_builds):
+    """A figure's frames from the cache are the bytes computing them gives (the cheapest one).
+
+    The scratch builds above put 710's frames in the build cache (or found them there).
+    """
     import gzip
     import json
 
@@ -178,8 +196,7 @@ def test_cached_frames_are_the_frames_computed_afresh(monkeypatch):
 
     key = pagecache.frame_keys([710])[710]
     cached = pagecache.cached_frames(key)
-    if cached is None:
-        pytest.skip("no frames of 710 in the build cache (no build ran in this cache yet)")
+    assert cached is not None, f"the scratch builds left no frames of 710 under {key[:12]}"
     index, blob = frames.figure_frames(FIGURES[710])
     text = json.dumps(index, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     assert gzip.decompress(cached["json"]) == text

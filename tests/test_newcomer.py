@@ -1,11 +1,15 @@
 """What a newcomer does, in a copy of the repository: add CONTRIBUTING's figure
 example and its oracle (taken from CONTRIBUTING.md itself), a figure and a page
 from `posviz new` (with a number declared from a figure view),
-then run the unit tests and every figure's view in the browser there. All green.
+then run there what the new figures and page touch. All green.
 
-The copy reuses this environment (``PYTHONPATH`` at the copy's ``src``) and its
-Pyodide cache, so it costs the unit suite once more plus one browser test per
-figure.
+Not the whole suite again: the main run tests every figure and page it has, so in
+the copy only what the newcomer added can turn a test red. The copy runs the unit
+tests parametrized by a new figure and those of the modules that read the registry
+or the content (tests/support/newcomer.py selects them, as a plugin), and the two
+new figures' views in the browser. The copy reuses this environment (``PYTHONPATH``
+at the copy's ``src``) and its caches; the newcomer's export is built by
+tests/ui/test_newcomer_export.py.
 """
 
 import os
@@ -18,16 +22,17 @@ from pathlib import Path
 import pytest
 
 from posviz.figures import figure_ids
-from tests.support.newcomer import LEFT_OUT, ROOT, contributing_examples
+from tests.support.newcomer import LEFT_OUT, NEWCOMER_ENV, ROOT, contributing_examples
 
 pytestmark = pytest.mark.browser
-# Not run again in the copy: this test itself, and the serve-memory test, which
-# measures the server's allocator over seventy sessions, not the content.
-LEFT_OUT_OF_THE_COPY = ("test_newcomer", "test_serve_memory")
+# Not run again in the copy: this test itself.
+LEFT_OUT_OF_THE_COPY = ("test_newcomer",)
+FAILED = ("FAILED", "ERROR ")  # the summary lines of what did not pass
 
 
-def run(copy: Path, *args: str, timeout: float) -> subprocess.CompletedProcess:
+def run(copy: Path, *args: str, timeout: float, **extra: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(copy / "src"), "PYTHONDONTWRITEBYTECODE": "1"}
+    env |= extra
     env.pop("POSVIZ_CONTENT", None)
     for name in [name for name in env if name.startswith("PYTEST_XDIST")]:
         env.pop(name)  # the copy's run is its own, not one of this run's processes
@@ -71,30 +76,47 @@ def test_a_newcomers_figure_and_page_leave_the_suite_green(tmp_path):
         str(copy)
     )
 
-    pytest_args = ("-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs")
+    new = (5, new_id)
+    pytest_args = ("-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-rfEsp")
     runs = {
-        # The whole unit suite, site builds, docs builds and the notebook included.
+        # What the new figures and page touch (tests/support/newcomer.py chooses).
         "unit tests": (
             *pytest_args,
+            "-p",
+            "tests.support.newcomer",
             "-m",
             "not browser",
             *(f"--ignore=tests/{name}.py" for name in LEFT_OUT_OF_THE_COPY),
         ),
-        "figure views": (*pytest_args, "tests/ui/test_figure_view.py"),
+        # The two new figures' own views: the others' are the main run's.
+        "figure views": (
+            *pytest_args,
+            "tests/ui/test_figure_view.py",
+            "-k",
+            " or ".join(f"[{figure_id}]" for figure_id in new),
+        ),
     }
     report, failed = {}, []
+    chosen = {NEWCOMER_ENV: ",".join(map(str, new))}
     for what, args in runs.items():  # both run, so one's failure does not hide the other's
         started = time.monotonic()
-        done = run(copy, *args, timeout=1500)
+        done = run(copy, *args, timeout=1500, **chosen)
         last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
         print(f"newcomer copy, {what}: {last} ({time.monotonic() - started:.0f} s)")
-        if done.returncode != 0:
-            failed.append(f"{what}:\n" + done.stdout[-6000:] + done.stderr[-2000:])
+        if done.returncode != 0:  # its failures first, then its summary
+            failures = done.stdout.partition("= FAILURES =")[2][:6000]
+            summary = "\n".join(line for line in done.stdout.splitlines() if line[:6] in FAILED)
+            failed.append(f"{what}:\n{failures}\n{summary}\n{done.stderr[-2000:]}")
         report[what] = done.stdout
     assert not failed, "\n\n".join(failed)
     # The new figures were tested there: their generic checks ran, and the drawing
     # checks were skipped for want of an oracle, saying so by name.
     assert "Squares (figure 5) has no oracle" not in report["unit tests"]  # it has one
     assert f"SlopeLines (figure {new_id}) has no oracle" in report["unit tests"]
-    # Every figure's view, the two new ones with the others.
-    assert f"{len(figure_ids()) + 2} passed" in report["figure views"]
+    # Each new figure's own checks ran (its frames step, among others), no old one's.
+    stepped = "PASSED tests/test_frames.py::test_a_frame_applied_in_place_gives_the_models_a_"
+    for figure_id in new:
+        assert f"{stepped}fresh_plot_has[{figure_id}]" in report["unit tests"]
+    assert f"{stepped}fresh_plot_has[710]" not in report["unit tests"]
+    # The two new figures' views.
+    assert "2 passed" in report["figure views"]

@@ -34,6 +34,16 @@ def frames(text: str) -> list[str]:
     return [part for part in text.split(progress.CLEAR) if part]
 
 
+def wait_until(holds, what: str, seconds: float = 30.0) -> None:
+    """Wait on a state the progress thread reaches (never on a fixed sleep)."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not holds():
+        assert time.monotonic() < deadline, f"waited {seconds:.0f} s for {what}"
+        time.sleep(0.01)
+
+
 def test_steps_on_a_terminal_are_one_line_counted_and_timed():
     shown = Terminal()
     steps = progress.Steps("posviz build")
@@ -41,15 +51,16 @@ def test_steps_on_a_terminal_are_one_line_counted_and_timed():
     steps.step("converting 2 dashboards")
     steps.say("warning: one thing")
     steps.step("computing the figures' frames")
-    import time
 
-    time.sleep(0.1)  # the clock redraws the line meanwhile
+    def redraws():
+        return [f for f in frames(shown.getvalue()) if f.startswith("posviz build [2/3] computing")]
+
+    wait_until(lambda: len(redraws()) >= 2, "the clock to redraw the step's line")
     steps.finish()
     text = shown.getvalue()
     assert "posviz build [1/3] converting 2 dashboards · 0 s" in frames(text)
     assert "posviz build: warning: one thing\n" in text  # a line that stays
-    redraws = [f for f in frames(text) if f.startswith("posviz build [2/3] computing")]
-    assert len(redraws) >= 2  # redrawn in place, not printed again
+    assert len(redraws()) >= 2  # redrawn in place, not printed again
     assert text.endswith(progress.CLEAR)  # the moving line is gone at the end
     assert text.count("\n") == 1  # only the warning took a line
 
@@ -67,17 +78,18 @@ def test_steps_off_a_terminal_are_plain_lines_and_nothing_is_rewritten():
 
 
 def test_a_download_on_a_terminal_counts_its_bytes_as_they_arrive(tmp_path):
-    import time
-
     shown = Terminal()
+
+    def seen():
+        counts = [re.search(r"· ([0-9.]+ [kM]?B) ·", f) for f in frames(shown.getvalue())]
+        return [c.group(1) for c in counts if c]
+
     with progress.fetching("fetching pyodide@0.27.7 from npm", tmp_path, shown):
-        for n in range(3):
+        for n, size in enumerate(("600.0 kB", "1.2 MB", "1.8 MB")):
             (tmp_path / f"part{n}").write_bytes(b"x" * 600_000)
-            time.sleep(0.08)
+            wait_until(lambda size=size: size in seen(), f"the count to show {size}")
     text = shown.getvalue()
-    counts = [re.search(r"· ([0-9.]+ [kM]?B) ·", f) for f in frames(text)]
-    seen = [c.group(1) for c in counts if c]
-    assert "600.0 kB" in seen and "1.2 MB" in seen  # the count grew while it ran
+    assert "600.0 kB" in seen() and "1.2 MB" in seen()  # the count grew while it ran
     assert text.endswith("posviz: fetching pyodide@0.27.7 from npm: 1.8 MB in 0 s\n")
 
 

@@ -1,12 +1,17 @@
 """`posviz serve` gives a closed session's memory back (issue 17, "a server over a long day").
 
-Fifty readers open the Transformer page (figures 96 and 710) and leave, ten at a
+Twenty readers open the Transformer page (figures 96 and 710) and leave, ten at a
 time, against one server. (The topic, with every figure, takes a session a few
 seconds to build; ten at once would test the connection's timeout, not memory.)
 Its resident set after they are gone is compared, as a ratio, with its level
 before them. "Before" is taken after a warm-up wave: the first sessions fill
 caches that stay for the server's life (imports, HoloViews' option trees,
 Bokeh's model classes), which is growth once, not per reader.
+
+Each wait is on the server's own word (its log line after a trim) and then on its
+resident set holding still, never a fixed sleep. Twenty readers, not fifty: the
+bound (10 % of about 185 MB, measured here) still catches a leak of about 1 MB a
+session, where fifty caught 0.4 MB.
 """
 
 import threading
@@ -19,7 +24,7 @@ from posviz.compose import memory
 from tests.support.browser import free_port, posviz_server
 
 ROUTE = "/page-attention-is-all-you-need"
-WARM_UP, READERS, AT_ONCE = 20, 50, 10
+WARM_UP, READERS, AT_ONCE = 10, 20, 10
 # Discard a session half a second after its connection closes.
 CLEANUP = ("--", "--check-unused-sessions", "500", "--unused-session-lifetime", "500")
 
@@ -82,8 +87,9 @@ def settled(pid: int, log: Path, seen: int, cap_s: float = 120) -> float:
     return samples[-1]
 
 
+@pytest.mark.slow  # a server and thirty sessions: the full run's, not the fast tier's
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads RSS from /proc")
-def test_fifty_closed_sessions_give_their_memory_back(tmp_path):
+def test_closed_sessions_give_their_memory_back(tmp_path):
     port = free_port()
     log = tmp_path / "serve.log"
     with posviz_server(port, *CLEANUP, log=log) as server:

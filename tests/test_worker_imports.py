@@ -1,8 +1,14 @@
-"""The worker's Python (posviz.runtime) imports panel without unittest.mock, and serves pages."""
+"""The worker's Python (posviz.runtime) imports panel without unittest.mock, and serves pages.
+
+Each probe needs a fresh Python; the three run as children of one subprocess
+(tests/support/imports.py).
+"""
 
 import json
-import subprocess
-import sys
+
+import pytest
+
+from tests.support.imports import imported_each
 
 PROBE = """
 import json, sys
@@ -24,24 +30,33 @@ print(json.dumps({
 """
 
 
-def probe(prelude: str = "") -> dict:
-    done = subprocess.run(
-        [sys.executable, "-c", prelude + PROBE], capture_output=True, text=True, timeout=300
+@pytest.fixture(scope="module")
+def probed() -> dict[str, dict]:
+    """Each probe's JSON line, from one subprocess (RUNTIME is defined below)."""
+    answers = imported_each(
+        {
+            "panel": (PROBE, ()),
+            "panel after unittest": ("import unittest.mock\n" + PROBE, ()),
+            "runtime": (RUNTIME, ()),
+        }
     )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    for name, result in answers.items():
+        assert "error" not in result, f"the {name} probe failed:\n{result['error']}"
+    return {
+        name: json.loads(result["printed"].splitlines()[-1]) for name, result in answers.items()
+    }
 
 
-def test_panel_imports_without_unittest_and_later_imports_get_the_real_module():
-    result = probe()
+def test_panel_imports_without_unittest_and_later_imports_get_the_real_module(probed):
+    result = probed["panel"]
     assert result["after_import"] == []  # the stand-ins left sys.modules
     assert result["panel"]
     assert not result["stand_in_is_real"]  # panel's cache keyed on the stand-in
     assert result["real_module_file"]  # a later import loads the real one
 
 
-def test_unittest_already_imported_is_left_alone():
-    result = probe("import unittest.mock\n")
+def test_unittest_already_imported_is_left_alone(probed):
+    result = probed["panel after unittest"]
     assert result["after_import"] == ["unittest", "unittest.mock"]
     assert result["stand_in_is_real"]  # panel got the real module
 
@@ -88,12 +103,8 @@ print(json.dumps({
 )
 
 
-def test_the_runtime_renders_a_page_at_the_readers_values_and_closes_it():
-    done = subprocess.run(
-        [sys.executable, "-c", RUNTIME], capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+def test_the_runtime_renders_a_page_at_the_readers_values_and_closes_it(probed):
+    result = probed["runtime"]
     assert result["cdn_root"] == "static/panel/"
     assert result["jsnull"] is None  # the shim panel 1.9 needs on Pyodide 0.27
     assert (result["before"], result["after"]) == (1, 0)

@@ -1,5 +1,7 @@
 """What a newcomer's copy of the repository holds: CONTRIBUTING's files, and what is left out."""
 
+import inspect
+import os
 import re
 import shutil
 from pathlib import Path
@@ -25,3 +27,69 @@ def contributing_examples() -> dict[str, str]:
     """Path → code of each file CONTRIBUTING.md shows: the figure and its oracle."""
     text = (ROOT / "CONTRIBUTING.md").read_text("utf-8")
     return {path: f"# {path}\n{code}" for path, code in EXAMPLE.findall(text)}
+
+
+# --- the newcomer's run: only what a new figure and page touch ----------------------
+#
+# Loaded in the copy as a plugin (``-p tests.support.newcomer``) with the new figures'
+# ids in NEWCOMER_ENV. The main suite already runs every test on the figures and pages
+# it has; in the copy, a test can only turn red through what the newcomer added. So
+# the run keeps
+#   * every test parametrized by a new figure (its id, its class, or its route), and
+#   * the tests parametrized by no figure whose own code reads the registry or the
+#     content (discovery, registration, routes, prose), so a loop over every figure
+#     or page meets the new ones,
+# and leaves out the tests of the old figures, the tests that read neither, the
+# ``slow`` ones and those that build a whole site (``built_site``: the newcomer's
+# export is built by tests/ui/test_newcomer_export.py).
+
+NEWCOMER_ENV = "POSVIZ_NEWCOMER_FIGURES"
+# What a test's code says when it reads the figure registry or the content folder.
+READS_REGISTRY_OR_CONTENT = re.compile(
+    r"\bFIGURES\b|\bfigure_ids\b|\bcontent\.load\b|\bCONTENT\b|from posviz import [^\n]*\bcontent\b"
+)
+FIGURE_ROUTE = re.compile(r"^figure-(\d+)$")
+
+
+def figures_in(name: str, value) -> set[int]:
+    """The figure ids a test parameter names: a class, an id (by its name), a route."""
+    if isinstance(value, list | tuple):
+        return set().union(*(figures_in(name, v) for v in value)) if value else set()
+    figure_id = getattr(value, "figure_id", None)
+    if isinstance(value, type) and isinstance(figure_id, int):
+        return {figure_id}
+    if "figure" in name and isinstance(value, int | str) and str(value).isdigit():
+        return {int(value)}  # an id, or an id as a string
+    if isinstance(value, str) and (found := FIGURE_ROUTE.match(value)):
+        return {int(found.group(1))}
+    return set()
+
+
+def reads_registry_or_content(function) -> bool:
+    """Whether a test's own code names the figure registry or the content folder."""
+    try:
+        return bool(READS_REGISTRY_OR_CONTENT.search(inspect.getsource(function)))
+    except (OSError, TypeError):
+        return False
+
+
+def touched(item, new: set[int]) -> bool:
+    """Whether a new figure or page can change this test's outcome."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    named = set().union(*(figures_in(n, v) for n, v in params.items())) if params else set()
+    if named:
+        return bool(named & new)
+    if item.get_closest_marker("slow") or "built_site" in getattr(item, "fixturenames", ()):
+        return False
+    return reads_registry_or_content(getattr(item, "function", None))
+
+
+def pytest_collection_modifyitems(config, items):
+    """In the newcomer's copy only (NEWCOMER_ENV set): keep what the new figures touch."""
+    asked = os.environ.get(NEWCOMER_ENV)
+    if not asked:
+        return
+    new = {int(figure_id) for figure_id in asked.split(",")}
+    keep = {id(item): touched(item, new) for item in items}
+    config.hook.pytest_deselected(items=[item for item in items if not keep[id(item)]])
+    items[:] = [item for item in items if keep[id(item)]]

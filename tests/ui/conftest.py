@@ -87,9 +87,14 @@ def serve_copy(built_site):
         server.__exit__(None, None, None)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def served():
-    """`posviz serve` on a free loopback port, for the whole module."""
+    """`posviz serve` on a free loopback port, one per test process (pytest-xdist worker).
+
+    Shared by every module: starting it costs seconds, and the tests only read the
+    repository's content through it. A module that needs a server of its own (a
+    log, other flags) defines its own ``served``, as test_serve_inputs does.
+    """
     port = free_port()
     with posviz_server(port):
         yield f"http://127.0.0.1:{port}"
