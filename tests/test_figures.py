@@ -100,17 +100,6 @@ def test_ids_read_from_the_source_match_the_classes():
     assert posviz.figures.figure_ids() == set(FIGURES)
 
 
-def test_reading_the_ids_imports_neither_holoviews_nor_panel():
-    code = (
-        "from posviz.figures import figure_ids\n"
-        "from posviz.content import load\n"
-        "ids = figure_ids(); load()\n"
-        "print(sorted(ids))"
-    )
-    found, printed = imported(code, ("holoviews", "panel", "bokeh", "param"))
-    assert (found, printed) == ([], str(sorted(FIGURES)))
-
-
 def test_only_a_class_that_sets_an_integer_figure_id_counts(tmp_path):
     source = tmp_path / "draft.py"
     source.write_text("class Draft:\n    title = 'x'\n", "utf-8")

@@ -11,7 +11,6 @@ from posviz.build import frames as build_frames
 from posviz.drawing.layout import deep_link
 from posviz.figures import FIGURES
 from posviz.runtime import compute
-from tests.support.imports import imported
 
 STATES = 8
 
@@ -120,21 +119,6 @@ def test_the_tier_answers_only_for_a_figure_module_and_its_figure():
         asked = {**request(cls, cls().values()), "module": module, "figure": figure}
         refused = json.loads(compute.answer(json.dumps(asked))[0])["refused"]
         assert module in refused
-
-
-@pytest.mark.parametrize("figure_id", sorted(FIGURES))
-def test_the_numpy_tier_answers_with_numpy_and_param_only(figure_id):
-    cls = FIGURES[figure_id]
-    code = (
-        "import json\n"
-        "from posviz.runtime import compute\n"
-        f"asked = {{'module': {cls.__module__!r}, 'figure': {figure_id},"
-        f" 'values': {cls().values()!r}, 'link': 'figure-{figure_id}'}}\n"
-        "text, _ = compute.answer(json.dumps(asked))\n"
-        "assert json.loads(text)['text']['readout'], text\n"
-    )
-    modules = ("panel", "holoviews", "bokeh", "pandas", "yaml")
-    assert imported(code, modules)[0] == []
 
 
 @pytest.mark.parametrize(
