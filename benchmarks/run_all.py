@@ -30,6 +30,7 @@ ORDER = [
     "scale",
     "lazy",
     "dev_loop",  # posviz serve --dev: an edit until the open tab shows it
+    "link_tiers",  # the topic's tiers through a throttled link (9 and 3 Mbit/s), beside stock
 ]
 
 

@@ -151,8 +151,18 @@ def chromium():
             browser.close()
 
 
-def seal(context, blocked: list):
-    """Abort every request of ``context`` that leaves the machine; record it in ``blocked``."""
+# Pages load Panel's Python only when they need it (loader.js): the tests and
+# benchmarks of the live tier ask for it at once. ``panel="on demand"`` does not.
+EAGER_PANEL = 'window.posvizPanel = "eager";'
+
+
+def seal(context, blocked: list, panel: str = "eager"):
+    """Abort every request of ``context`` that leaves the machine; record it in ``blocked``.
+
+    ``panel``: "eager" (Panel's tier loads with the page) or "on demand" (as for a reader).
+    """
+    if panel == "eager":
+        context.add_init_script(EAGER_PANEL)
 
     def guard(route):
         url = route.request.url
@@ -167,13 +177,14 @@ def seal(context, blocked: list):
     return context
 
 
-def sealed_context(browser, blocked: list, init_scripts=(), **options):
+def sealed_context(browser, blocked: list, init_scripts=(), panel: str = "eager", **options):
     """A fresh profile (empty cache, own SharedWorkers); outside requests go to ``blocked``.
 
-    ``options`` go to Playwright's ``new_context`` (``java_script_enabled=False``, a viewport).
+    ``panel`` as ``seal`` takes it; ``options`` go to Playwright's ``new_context``
+    (``java_script_enabled=False``, a viewport).
     """
     viewport = {"viewport": {"width": 1280, "height": 900}}
-    context = seal(browser.new_context(**{**viewport, **options}), blocked)
+    context = seal(browser.new_context(**{**viewport, **options}), blocked, panel)
     for script in init_scripts:
         context.add_init_script(script)
     return context

@@ -35,7 +35,7 @@ from pathlib import Path
 import pytest
 
 from posviz.styles import DARK
-from tests.support.browser import static_server
+from tests.support.browser import EAGER_PANEL, static_server
 from tests.support.engines import ENGINES, MissingEngine, start
 from tests.support.pages import RUNTIME_HISTORY_JS, STATUS_HISTORY_JS
 
@@ -75,7 +75,7 @@ for _name in CHOSEN:
 
 # Every text the status line shows and every runtime the page joined, in order:
 # a note or a first runtime can be gone before a test looks.
-HISTORY = STATUS_HISTORY_JS + "\n" + RUNTIME_HISTORY_JS + "\n"
+HISTORY = STATUS_HISTORY_JS + "\n" + RUNTIME_HISTORY_JS + "\n" + EAGER_PANEL + "\n"
 
 
 def inject(script: str, overrides=None):
@@ -477,6 +477,56 @@ def test_a_fast_drag_writes_the_url_a_few_times_and_the_figure_answers(tour):
         " return 'kept on'; }"
     )
     assert said == "kept on"
+
+
+# True once the page is controlled and the service worker's cache holds every path given.
+KEPT_JS = """async (wanted) => {
+  if (!navigator.serviceWorker.controller) return false;
+  const scope = (await navigator.serviceWorker.ready).scope;
+  const have = new Set();
+  for (const name of await caches.keys()) {
+    for (const request of await (await caches.open(name)).keys()) {
+      have.add(decodeURIComponent(request.url.slice(scope.length)));
+    }
+  }
+  return wanted.every((path) => have.has(path));
+}"""
+
+
+def runtime_files(site: Path) -> list[str]:
+    """What the Python runtime fetches: Pyodide's files and the wheels."""
+    return [
+        p.relative_to(site).as_posix() for d in ("pyodide", "wheels") for p in (site / d).iterdir()
+    ]
+
+
+def test_a_figure_reads_and_answers_with_its_server_gone_after_one_visit(tour, built_site):
+    """Offline after one visit (build/sw.js): the service worker kept the page and the
+    runtime; with the server stopped, a reload starts Python afresh from that copy."""
+    server = static_server(built_site)
+    url = server.__enter__()
+    page = tour.engine.page()
+    try:
+        page.goto(f"{url}/figure-710.html")
+        live(page)
+        page.wait_for(
+            KEPT_JS,
+            ["figure-710.html", "posviz-worker.js", *runtime_files(built_site)],
+            timeout=ANSWER,
+            what="the service worker controls the page and kept it and the runtime",
+        )
+    finally:
+        server.__exit__(None, None, None)  # the network is gone: nothing answers there
+    try:
+        before = page.evaluate("() => window.posvizRuntime.id")
+        # The next load's shared runtime is a new one (connect.js names it by generation).
+        page.evaluate("() => localStorage.setItem('posviz-worker-generation', '1000')")
+        page.goto(f"{url}/figure-710.html")
+        live(page)
+        assert page.evaluate("() => window.posvizRuntime.id") != before
+        answers(page, HANDS)
+    finally:
+        page.close()
 
 
 def test_nothing_left_the_machine(tour):

@@ -257,3 +257,37 @@ def test_a_rebuilt_site_replaces_the_offline_copy_whole(tmp_path, context):
         on_disk = re.search(r'"build": "([0-9a-f]{16})"', (out / FIGURE).read_text("utf-8"))
         assert page.evaluate(PAGE_BUILD_JS) == on_disk.group(1) != old_page_build
         assert page.evaluate("window.posvizOffline.build") == new
+
+
+def test_a_readers_visit_without_panel_keeps_what_it_used_and_answers_offline(
+    built_site, browser, blocked
+):
+    """As a reader gets the page (Panel only on demand): the visit keeps the numpy
+    tier's files the runtime fetched, and none of Panel's, and offline the page still
+    answers a state no frame holds (two sliders moved) from Python started from the copy."""
+    files = listing(built_site)["files"]
+    context = sealed_context(browser, blocked, panel="on demand")
+    server = static_server(built_site)
+    url = server.__enter__()
+    try:
+        page = new_page(context)
+        page.goto(f"{url}/{FIGURE}")
+        page.wait_for_function("() => document.body.dataset.posviz === 'numpy'", timeout=LIVE)
+        page.wait_for_function(CONTROLLED_JS, timeout=KEPT)
+        used = page.evaluate("window.posvizRuntime.fetched")
+        assert "pyodide/pyodide.asm.wasm" in used and not [p for p in used if "panel-" in p]
+        wait_kept(page, [FIGURE, *used], "the page and the numpy tier's files it used")
+        kept = {p for paths in cached(page).values() for p in paths}
+        assert not [p for p in kept if p.startswith("wheels/panel-")], "Panel kept unasked"
+        assert set(used) <= set(files)
+    finally:
+        context.set_offline(True)
+        server.__exit__(None, None, None)
+    fresh_runtime(page)
+    page.reload()
+    page.wait_for_function("() => document.body.dataset.posviz === 'numpy'", timeout=LIVE)
+    press_on_slider(page, 0, 0)
+    press_on_slider(page, 0, 1)  # two sliders moved: no frame holds it
+    page.wait_for_function("() => posvizFrames.state[710] === 'python'", timeout=LIVE)
+    assert blocked == [] and page.errors == []
+    context.close()

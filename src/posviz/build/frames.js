@@ -61,7 +61,7 @@
     if (asFile) {
       packed = await fromScript(file);
     } else {
-      const response = await fetch(new URL(file.path, document.baseURI), {priority: "low"});
+      const response = await fetch(new URL(file.path, document.baseURI));
       if (!response.ok) throw new Error(`${file.path}: HTTP ${response.status}`);
       packed = await response.arrayBuffer();
     }
@@ -441,12 +441,50 @@
     askPython(figure);
   }
 
-  // Fetching costs the page no CPU: it starts at once, while BokehJS parses, at a low
-  // priority (the page's own scripts come first); the frames are read after the paint.
+  // The frames are the second tier of bytes: they are asked for once the page's
+  // own scripts have arrived (their Resource Timing entries; at the latest
+  // DOMContentLoaded), so that on a slow link they never share it with BokehJS,
+  // and they arrive while BokehJS runs and draws. In page order, AHEAD figures
+  // at a time: the first figures' frames, which a reader moves first, are in
+  // soonest, and one response's latency overlaps another's bytes. Read after the paint.
+  const AHEAD = 2;
   const fetched = {};
-  for (const [id, files] of Object.entries(CONFIG.figures)) {
-    fetched[id] = Promise.all([fetchChecked(files.json), fetchChecked(files.bin)]);
+  const ids = Object.keys(CONFIG.figures);
+  const ask = {};
+  for (const id of ids) {
+    fetched[id] = new Promise((resolve) => { ask[id] = resolve; })
+      .then(() => Promise.all([fetchChecked(CONFIG.figures[id].json), fetchChecked(CONFIG.figures[id].bin)]));
     fetched[id].catch(() => {}); // reported by load()
+  }
+  const next = (at) => {
+    if (at >= ids.length) return;
+    ask[ids[at]]();
+    const after = () => next(at + AHEAD);
+    fetched[ids[at]].then(after, after);
+  };
+  const fetchAll = () => { for (let at = 0; at < AHEAD; at += 1) next(at); };
+  afterPageScripts(fetchAll);
+
+  // ``then`` once every script the page pins (#posviz-page, connect.js) has
+  // arrived, or at DOMContentLoaded, whichever comes first; once.
+  function afterPageScripts(then) {
+    let done = false;
+    const once = () => { if (!done) { done = true; then(); } };
+    if (document.readyState !== "loading") return once();
+    document.addEventListener("DOMContentLoaded", once, {once: true});
+    const page = document.getElementById("posviz-page");
+    if (!page || typeof PerformanceObserver !== "function") return undefined;
+    const wanted = (JSON.parse(page.textContent).pinned || []).map((src) => new URL(src, document.baseURI).href);
+    const arrived = new Set();
+    const observer = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) arrived.add(entry.name);
+      if (wanted.every((url) => arrived.has(url))) {
+        observer.disconnect();
+        once();
+      }
+    });
+    observer.observe({type: "resource", buffered: true});
+    return undefined;
   }
 
   async function load(id) {

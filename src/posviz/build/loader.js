@@ -1,7 +1,11 @@
 // posviz: what the reader sees while Python starts, and whenever it fails.
 // Wraps the message handler panel convert wrote; body[data-posviz] is
-// "loading", then "live" or "error" (tests and benchmarks wait on it), or
-// "file" for a page opened as a file (no Python; its frames still answer).
+// "loading", then "numpy" (every figure answers any state from the numpy tier;
+// Panel is not needed, so not loaded), "live" (Panel's document) or "error"
+// (tests and benchmarks wait on it), or "file" for a page opened as a file (no
+// Python; its frames still answer). Panel's tier loads only when the page needs
+// it: a figure without a frame module, or window.posvizPanel === "eager" (the
+// test harness sets it), or a call of window.posvizNeedPanel().
 // window.posvizRuntime tells which runtime this page joined (see worker.js).
 (function () {
   const body = document.body;
@@ -15,6 +19,14 @@
   let note = ""; // why this start is not an ordinary first start
   let stage = {stage: "Starting Python", step: 1, of: 3};
   let numpyReady = false; // the figures answer any state now; Panel is still loading
+  // Figures whose states only Panel's Python can draw: no frame module.
+  const framesSettings = document.getElementById("posviz-frames");
+  const withModule = new Set(Object.entries(
+    framesSettings ? JSON.parse(framesSettings.textContent).figures : {})
+    .filter(([, files]) => files.module).map(([id]) => id));
+  const islands = [...document.querySelectorAll(".posviz-island[data-figure]")];
+  let panelAsked = window.posvizPanel === "eager"
+    || islands.some((island) => !withModule.has(island.dataset.figure));
   const lower = (text) => text.charAt(0).toLowerCase() + text.slice(1); // keeps "Python"
   const sentence = (text) => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
   const show = () => {
@@ -82,7 +94,7 @@
           note = "the last start of Python did not finish, so a new one starts";
         }
         if (msg.runtime.state !== "ready") remember(msg.runtime.id, "starting");
-        if (startSent) worker.postMessage({type: "start"}); // a new runtime after a restart
+        if (startSent) worker.postMessage({type: "start", panel: panelAsked}); // a new runtime after a restart
         return;
       }
       if (msg.type === "progress") {
@@ -108,7 +120,9 @@
           return;
         }
         // The runtime went away (it crashed, or the browser ended it).
-        if (body.dataset.posviz === "loading" && restarts < RESTARTS) {
+        if (["loading", "numpy"].includes(body.dataset.posviz) && restarts < RESTARTS) {
+          body.dataset.posviz = "loading";
+          if (!bar.isConnected) body.appendChild(bar);
           restarts += 1;
           note = "Python stopped while starting, so it starts again";
           stage = {stage: "Starting Python", step: 1, of: 3};
@@ -139,8 +153,10 @@
         const frames = window.posvizFrames;
         if (frames) (msg.type === "numpy" ? frames.numpy : frames.receive)(msg);
         if (msg.type === "numpy") {
+          if (msg.runtime) window.posvizRuntime = msg.runtime;
           numpyReady = true;
           show();
+          if (!msg.panel && !panelAsked) settle();
         }
         return;
       }
@@ -159,24 +175,48 @@
       fail(String((error && error.message) || error));
     }
   };
-  // Let Python start once the pre-rendered figures are on screen and their
-  // frames are in (both compete with Pyodide's start for the cores), or after
-  // a short wait if there is nothing to draw.
-  const start = () => {
-    if (!startSent) { startSent = true; worker.postMessage({type: "start"}); }
-  };
-  const framesIn = () => !document.getElementById("posviz-frames")
-    || (body.dataset.posvizFrames && body.dataset.posvizFrames !== "loading");
-  const whenPainted = () => {
-    const roots = window.Bokeh && Bokeh.index && Bokeh.index.roots;
-    if (roots && roots.length && roots.every(v => v.has_finished && v.has_finished()) && framesIn()) {
-      requestAnimationFrame(start);
-    } else if (!startSent) {
-      requestAnimationFrame(whenPainted);
+  // The numpy tier answers every figure here and no one asked for Panel: the
+  // page is as live as it gets without Panel's 7.6 MB. The bar goes, as at "live".
+  function settle() {
+    if (body.dataset.posviz !== "loading") return;
+    clearTimeout(watchdog);
+    body.dataset.posviz = "numpy";
+    remember(window.posvizRuntime ? window.posvizRuntime.id : "", "ready");
+    bar.remove();
+  }
+
+  // Panel's tier, from now on: the worker loads it once its numpy tier is in.
+  window.posvizNeedPanel = () => {
+    if (panelAsked) return;
+    panelAsked = true;
+    if (body.dataset.posviz === "numpy") {
+      body.dataset.posviz = "loading";
+      body.appendChild(bar);
+      show();
+      watchdog = setTimeout(stalled, STALL_MS);
     }
+    if (startSent) worker.postMessage({type: "panel"});
+  };
+
+  // Python's start, and every byte it fetches, waits for the pre-rendered
+  // figures on screen and their frames in: on a slow link the runtime's files
+  // would take the link from them, and its start the cores. No timer: a page
+  // with nothing to draw starts once its own files are in.
+  const start = () => {
+    if (!startSent) { startSent = true; worker.postMessage({type: "start", panel: panelAsked}); }
+  };
+  const framesIn = () => !framesSettings
+    || (body.dataset.posvizFrames && body.dataset.posvizFrames !== "loading");
+  const painted = () => {
+    const roots = window.Bokeh && Bokeh.index && Bokeh.index.roots;
+    if (roots && roots.length) return roots.every((v) => v.has_finished && v.has_finished());
+    return !islands.length && document.readyState === "complete"; // nothing to draw
+  };
+  const whenPainted = () => {
+    if (painted() && framesIn()) requestAnimationFrame(start);
+    else if (!startSent) requestAnimationFrame(whenPainted);
   };
   requestAnimationFrame(whenPainted);
-  setTimeout(start, document.getElementById("posviz-frames") ? 5000 : 2000);
 
   for (const event of worker.early.splice(0)) worker.onmessage(event);
 })();

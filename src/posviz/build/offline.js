@@ -120,20 +120,28 @@
     return paths;
   }
 
-  // The runtime's files are kept once Python is up: by then they are in the
-  // browser's HTTP cache, and the copy costs the link nothing.
-  function whenLive(then) {
-    const done = () => ["live", "error"].includes(document.body && document.body.dataset.posviz);
+  // The runtime's files are kept once Python is up, as far as it got: the numpy
+  // tier's, and Panel's once a page needed them (loader.js). Only what the runtime
+  // fetched (window.posvizRuntime.fetched), which is in the browser's HTTP cache
+  // by then: the copy costs the link nothing, and fetches no Panel a reader never used.
+  function whenUp(then) {
+    const up = () => ["numpy", "live"].includes(document.body && document.body.dataset.posviz);
     if (!window.posvizWorker) return;
-    if (done()) return then();
-    const watcher = new MutationObserver(() => {
-      if (done()) {
-        watcher.disconnect();
+    let kept = "";
+    const keep = () => {
+      const state = document.body.dataset.posviz;
+      if (up() && state !== kept) {
+        kept = state;
         then();
       }
-    });
-    watcher.observe(document.body, {attributes: true, attributeFilter: ["data-posviz"]});
+    };
+    keep();
+    new MutationObserver(keep).observe(document.body, {attributes: true, attributeFilter: ["data-posviz"]});
   }
+
+  // The runtime's files as URLs: each path is the worker's, relative to the site.
+  const fetched = () => ((window.posvizRuntime && window.posvizRuntime.fetched) || [])
+    .map((path) => new URL(path, document.baseURI).href);
 
   const loaded = new Promise((resolve) => {
     if (document.readyState === "complete") resolve();
@@ -145,7 +153,7 @@
       worker = registration.active;
       await loaded;
       post({type: "keep", paths: mine()});
-      whenLive(() => post({type: "keep", paths: mine(), runtime: true}));
+      whenUp(() => post({type: "keep", paths: [...mine(), ...fetched()]}));
     })
     .catch((error) => {
       // A frame whose storage the browser blocks, a host that refuses the

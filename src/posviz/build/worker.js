@@ -21,6 +21,7 @@ const RUNTIME = {
   state: "waiting", // waiting, starting, ready or failed
   stage: null,
   timings: {},
+  fetched: ["posviz-worker.js"], // the site's files this runtime fetched and checked (offline.js keeps them)
 };
 const connections = new Map();
 // Held while this runtime lives: a page waiting for it learns when it dies.
@@ -49,10 +50,16 @@ const MESSAGE_LIMIT = 1000000;
 let python = null; // the Python side's entry points, once ready
 let emscripten = null; // Pyodide's module: its memory, for runtimeInfo
 
-// Pyodide's start fills both cores: it waits until the first page has painted
-// its pre-rendered figures (that page says "start").
+// Pyodide's start, and every byte it fetches, waits until the pages have painted
+// their pre-rendered figures and have their frames (each page says "start"): on
+// a slow link the runtime's files would otherwise share it with the page's own.
 let allow;
 const allowed = new Promise((resolve) => { allow = resolve; });
+// Panel's tier loads only when a page asks for it ("panel"): the numpy tier
+// answers every state of a figure that has a frame module, so a page whose
+// figures all have one needs no Panel (loader.js asks for it otherwise).
+let wantPanel;
+const panelWanted = new Promise((resolve) => { wantPanel = resolve; });
 
 function describe(error) {
   const text = String((error && error.message) || error);
@@ -68,6 +75,7 @@ function runtimeInfo(connection) {
     joined: connection.joined,
     documents: python ? python.documents() : 0, // Bokeh documents alive in Python
     memory: emscripten ? emscripten.HEAPU8.buffer.byteLength : 0, // bytes of Pyodide's WebAssembly memory
+    fetched: [...RUNTIME.fetched],
   };
 }
 
@@ -112,8 +120,10 @@ function sizeOf(value, limit) {
 
 // At most this many of the worker's requests at once, in the order asked: over
 // HTTP/1.1 a browser opens six connections to a host, and the pages' own files
-// (their frames, the search index) must never wait behind a runtime download.
-const IN_FLIGHT = 4;
+// (the search index, a page opened meanwhile) must never wait behind a runtime
+// download. Two, not more: on a shared link the files asked first (Pyodide's
+// core) are in soonest, and Pyodide starts while numpy's wheel still arrives.
+const IN_FLIGHT = 2;
 let flying = 0;
 const queued = [];
 async function inFlight(task) {
@@ -146,22 +156,23 @@ async function fetchChecked(path, expected, keep = false) {
   if (actual !== expected) {
     throw new Error(`${path} is corrupt: its sha256 is ${actual}, the build wrote ${expected}`);
   }
+  RUNTIME.fetched.push(path);
   return keep ? response : bytes;
 }
 
-// Fetching costs no CPU: it starts as soon as the worker does. Pyodide's own
-// files too: it would wait forever for a missing wasm, and fail on a missing
-// stdlib or lock with a message that names neither. The numpy tier's files
-// (the core, numpy's wheel, posviz's) are asked for first; the files only
-// Panel's tier needs once those are in, so that they never share the
-// connections or the bandwidth with them.
+// Every file is checked here, Pyodide's own too: it would wait forever for a
+// missing wasm, and fail on a missing stdlib or lock with a message that names
+// neither. Bytes in the order a reader needs them: nothing until the pages say
+// "start" (their text, scripts and frames are in); then the numpy tier's files
+// (the core, numpy's wheel, posviz's); Panel's only once those are in and a page
+// has asked for Panel, so that they never share the link with the numpy tier.
 const SCRIPTS = ["pyodide.js", "pyodide.asm.js"]; // run with importScripts, from their bytes
 const first = []; // the numpy tier's files
 let release;
 const later = new Promise((resolve) => { release = resolve; });
 function request(path, expected, soon, keep = false) {
   if (!soon) return later.then(() => fetchChecked(path, expected, keep));
-  const promise = fetchChecked(path, expected, keep);
+  const promise = allowed.then(() => fetchChecked(path, expected, keep));
   first.push(promise);
   return promise;
 }
@@ -172,8 +183,9 @@ const packages = new Map(SITE.packages.map(({path, sha256: expected, numpy: soon
   here(path), request(path, expected, soon)]));
 const fetched = SITE.wheels.map(({path, sha256: expected}, index) => (
   request(path, expected, SITE.numpy.wheels.includes(index))));
-Promise.allSettled(first).then(() => {
+Promise.allSettled(first).then(async () => {
   RUNTIME.timings["numpy tier files in"] = since(born);
+  await panelWanted;
   release();
 });
 [...fetched, ...core.values(), ...packages.values()].forEach((promise) => promise.catch(() => {})); // reported by boot()
@@ -286,9 +298,8 @@ async function boot() {
   timings["numpy tier ready"] = since(born);
   RUNTIME.numpy = true;
   numpyReady.resolve();
-  for (const connection of connections.values()) {
-    connection.post({type: "numpy", ms: since(connection.connected), timings: {...timings}});
-  }
+  for (const connection of connections.values()) connection.numpy();
+  await panelWanted;
   await turn();
   t = performance.now();
   await loadChecked(pyodide, SITE.lock_packages.filter((name) => !SITE.numpy.packages.includes(name)));
@@ -307,6 +318,16 @@ async function boot() {
   timings["import panel and holoviews"] = since(t);
   RUNTIME.state = "ready";
   timings["runtime ready"] = since(born);
+}
+
+// Panel's tier: boot() goes on past the numpy tier. Once asked, for good.
+function panel() {
+  if (RUNTIME.panel) return;
+  RUNTIME.panel = true;
+  wantPanel();
+  for (const connection of connections.values()) {
+    if (!connection.rendered) connection.progress();
+  }
 }
 
 // Tier 2 is up (boot() started, once a page has painted).
@@ -348,6 +369,12 @@ class Connection {
     if (!this.closed) this.port.postMessage(message);
   }
 
+  // Tier 2 is up; ``panel``: whether Panel's tier follows (else only when asked).
+  numpy() {
+    this.post({type: "numpy", ms: since(this.connected), timings: {...RUNTIME.timings},
+               panel: Boolean(RUNTIME.panel), runtime: runtimeInfo(this)});
+  }
+
   progress() {
     if (RUNTIME.stage) {
       this.post({type: "progress", ...RUNTIME.stage, ms: since(this.connected),
@@ -384,7 +411,7 @@ class Connection {
         this.route = String(message.route);
         await holding;
         this.post({type: "hello", runtime: runtimeInfo(this)});
-        if (RUNTIME.numpy) this.post({type: "numpy", ms: 0, timings: {...RUNTIME.timings}}); // tier 2 is up already
+        if (RUNTIME.numpy) this.numpy(); // tier 2 is up already
         // The page holds this lock while it lives: once it is ours, the page is
         // gone, or another page took its lock; if it is still there, it is told.
         if (message.lock && locks) {
@@ -395,8 +422,12 @@ class Connection {
         }
         this.render();
         return;
+      case "panel": // an action the faster tiers cannot serve: Panel's tier loads
+        panel();
+        return;
       case "start":
         this.start();
+        if (message.panel) panel();
         // Every page that has connected is painted: Pyodide may take the cores.
         // A page that never says so holds no one back for long.
         if ([...connections.values()].every((c) => c.painted)) allow();
