@@ -404,15 +404,16 @@ def test_a_runtime_that_dies_while_starting_is_replaced_and_shared(tour):
     assert "could not start" not in said, said
     runtimes = page.evaluate("() => window.posvizRuntimes")
     assert len(runtimes) == 2 and page.probe("runtime")["id"] == runtimes[-1], runtimes
-    assert len(tour.served) == 2  # the worker really was fetched again
+    # The worker really was fetched again (the service worker may fetch it once more,
+    # to keep it for offline reading: that one starts no runtime).
+    assert len(tour.served) >= 2
     answers(page, BARS)
     # A page opened now joins the replacement (Firefox: under its new name).
     second = tour.pages["dies 2"] = tour.engine.page()
     second.goto(f"{tour.site['dies']}/figure-710.html")
     live(second)
     assert second.probe("runtime")["id"] == runtimes[-1], (second.probe("runtime"), runtimes)
-    assert second.probe("runtime")["joined"] == "ready"
-    assert len(tour.served) == 2
+    assert second.probe("runtime")["joined"] == "ready"  # no new runtime for it
     answers(second, HANDS)
 
 
@@ -503,7 +504,7 @@ def runtime_files(site: Path) -> list[str]:
 def test_a_figure_reads_and_answers_with_its_server_gone_after_one_visit(tour, built_site):
     """Offline after one visit (build/sw.js): the service worker kept the page and the
     runtime; with the server stopped, a reload starts Python afresh from that copy."""
-    server = static_server(built_site)
+    server = static_server(built_site, inject(HISTORY))  # Panel's tier too (EAGER_PANEL)
     url = server.__enter__()
     page = tour.engine.page()
     try:

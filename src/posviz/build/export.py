@@ -1012,7 +1012,8 @@ def make_site(
     # A file edited while this build ran (a maintainer saving, a checkout) would
     # leave pages of the old code under the new code's key, or the reverse: keep
     # nothing then. The keys are hashes of the files, so computing them again says.
-    if pagecache.keys(found, library or content.load(root), root, settings) != route_keys:
+    # Read afresh: ``library`` is the content as it was when the build began.
+    if pagecache.keys(found, content.load(root), root, settings) != route_keys:
         note("posviz's files or the content changed during the build: nothing of it is cached")
         return
     pagecache.store(route_keys, fresh_pages)
