@@ -22,7 +22,8 @@
 
   settled() {
     const state = this.state();
-    return state === "live" || state === "error" ? state : null;
+    // "numpy": a page whose figures the numpy tier answers, Panel not asked for.
+    return ["live", "numpy", "error"].includes(state) ? state : null;
   },
 
   runtime() {

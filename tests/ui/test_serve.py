@@ -60,7 +60,9 @@ def test_deep_link_sets_the_slider_and_the_plot(served, page):
     assert slider_title(page, 1, 0) == "pos: 30"
     marker = fingerprint(page, "posviz-710-hands").split(" ; ")[-1]
     assert marker.startswith("position:4:120.000000")  # four marks at x = 30
-    expect(page.get_by_text("query at row 9, column 8 of a 10×10 image")).to_be_visible()
+    expect(
+        page.get_by_text("query at row 9, column 8 of a 10×10 image").filter(visible=True)
+    ).to_be_visible()
     assert (
         page.locator(".posviz-notice").count() == 0
         or not page.locator(".posviz-notice").is_visible()
@@ -112,9 +114,11 @@ def test_schemes_are_named_buttons_and_links_name_them(served, page, blocked):
     buttons = page.locator(".posviz-figure .bk-btn-group").first.locator("button")
     assert buttons.all_inner_texts() == ["global", "local 7×7", "1D block", "2D block", "axial"]
     assert "bk-active" in buttons.nth(4).get_attribute("class")
-    page.get_by_text("scheme axial · query at row 8").wait_for()  # the readout follows the link
+    page.get_by_text("scheme axial · query at row 8").filter(
+        visible=True
+    ).wait_for()  # the readout follows the link
     buttons.nth(3).click()
     wait_for_change(page, "posviz-4121-layers1", before)
     page.wait_for_function("() => window.location.search.includes('scheme=block-2d')")
-    page.get_by_text("scheme 2D block · query at row 8").wait_for()
+    page.get_by_text("scheme 2D block · query at row 8").filter(visible=True).wait_for()
     assert blocked == [] and page.errors == []

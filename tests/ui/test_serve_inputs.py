@@ -78,7 +78,7 @@ def test_a_refused_slider_value_snaps_back_in_the_browser(served, page, bad):
         f"() => ({GET_JS})(['Slider', 'pos', 'value', null]) === '12'", timeout=15_000
     )
     assert slider_title(page, 0, 0) == "pos: 12"
-    expect(page.get_by_text("pos = 12 ·")).to_be_visible()
+    expect(page.get_by_text("pos = 12 ·").filter(visible=True)).to_be_visible()
     assert page.errors == []
 
 
@@ -90,7 +90,7 @@ def test_a_missing_preset_button_snaps_back_in_the_browser(served, page):
     page.wait_for_function(
         f"() => ({GET_JS})(['RadioButtonGroup', null, 'active', null]) === '0'", timeout=15_000
     )
-    expect(page.get_by_text("base · d_model = 512")).to_be_visible()
+    expect(page.get_by_text("base · d_model = 512").filter(visible=True)).to_be_visible()
     assert page.errors == []
 
 
@@ -101,7 +101,7 @@ def test_clicking_custom_on_preset_sizes_keeps_the_preset(served, page):
     page.wait_for_function(
         f"() => ({GET_JS})(['RadioButtonGroup', null, 'active', null]) === '0'", timeout=15_000
     )
-    expect(page.get_by_text("base · d_model = 512")).to_be_visible()
+    expect(page.get_by_text("base · d_model = 512").filter(visible=True)).to_be_visible()
     assert page.errors == []
 
 
@@ -142,8 +142,8 @@ def test_a_tampered_message_is_refused_in_one_line_and_the_browser_shows_the_ser
     assert len([line for line in lines if "refused" in line]) == 1, lines
     if figure == "710":
         assert slider_title(page, 0, 0) == "pos: 12"
-        expect(page.get_by_text("pos = 12 ·")).to_be_visible()
+        expect(page.get_by_text("pos = 12 ·").filter(visible=True)).to_be_visible()
     else:
         expect(page.get_by_role("button", name="custom")).to_be_visible()
-        expect(page.get_by_text("base · d_model = 512")).to_be_visible()
+        expect(page.get_by_text("base · d_model = 512").filter(visible=True)).to_be_visible()
     assert page.errors == []

@@ -13,24 +13,6 @@ if (!document.getElementById('posviz-page-css')) {
 }
 const dark = window.matchMedia('(prefers-color-scheme: dark)');
 
-// An island keeps the room of its figure until the figure draws (drawing/layout.py,
-// island_room; hidden from then on by the page's CSS). Once the figure is there the
-// room goes: its copy of the readout would otherwise sit in the page twice.
-if (!state.roomsWatched) {
-  state.roomsWatched = true;
-  const drop = () => {
-    const rooms = document.querySelectorAll('.posviz-room');
-    for (const room of rooms) {
-      if (room.parentElement.querySelector(':scope > .posviz-root > .posviz-figure')) room.remove();
-    }
-    return rooms.length;
-  };
-  if (drop()) {
-    const watcher = new MutationObserver(() => { if (!drop()) watcher.disconnect(); });
-    watcher.observe(document.body, {childList: true, subtree: true});
-  }
-}
-
 // A URL write the browser refuses (WebKit and Safari allow 100 in 10 s; Panel
 // writes one per slider value) is retried later, the latest winning: it never
 // stops the script that wrote it, Panel's or posviz's.
