@@ -1,9 +1,11 @@
 """What the shipped figures put in their plots stays what it was when they moved to one
-description each (issue 27): the frames the build writes, byte for byte, texts aside.
+description each (issue 27): the frames the build writes, texts aside, every number
+to seven significant digits.
 
-The digests in tests/data/frame_digests.json were computed by the code before the
-move; the frames' arrays and every property they set must give the same bytes. A
-figure changed on purpose is re-recorded with
+The digests in tests/data/frame_digests.json were first computed by the code before
+the move, byte for byte; they were re-recorded once, rounded, when a CPU without
+AVX-512 gave figures 710 and 7256 other last bits of sin and cos (numpy picks its
+kernels by CPU). A figure changed on purpose is re-recorded with
 ``python -m tests.support.frame_digests --write`` (its prose never needs it).
 """
 

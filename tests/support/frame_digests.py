@@ -14,12 +14,53 @@ from pathlib import Path
 RECORDED = Path(__file__).resolve().parents[1] / "data" / "frame_digests.json"
 
 
+# Significant digits the digests keep. numpy's sin, cos and exp differ in the last bit
+# from one CPU to another (AVX-512 takes other kernels than AVX2), and such a bit also
+# changes which arrays the pool finds equal; seven digits are far above both.
+DIGITS = 7
+
+
+def resolved(value, columns: list, blob: bytes):
+    """``value`` with each pool reference replaced by its array, rounded to ``DIGITS``."""
+    import numpy as np
+
+    if isinstance(value, dict) and set(value) == {"$"}:
+        offset, size, dtype, shape = columns[value["$"]]
+        array = np.frombuffer(
+            blob, dtype=np.dtype(dtype).newbyteorder("<"), count=size, offset=offset
+        )
+        if dtype == "f8":
+            return [float(f"{v:.{DIGITS}g}") for v in array.tolist()] + [shape]
+        return [*array.tolist(), shape]
+    if isinstance(value, dict):
+        return {k: resolved(v, columns, blob) for k, v in value.items()}
+    if isinstance(value, list):
+        return [resolved(v, columns, blob) for v in value]
+    if isinstance(value, float):
+        return float(f"{value:.{DIGITS}g}")
+    return value
+
+
 def digests(index: dict, blob: bytes) -> dict[str, str]:
-    """sha256 of the frames' arrays (the binary file) and of the rest but their texts."""
-    plots = {key: value for key, value in index.items() if key != "strings"}
+    """sha256 of the frames' arrays and of the rest but their texts, each array read out
+    of the pool and every number rounded to ``DIGITS``: the same on any CPU."""
+    columns = index["columns"]
+    arrays = [resolved({"$": n}, columns, blob) for n in range(len(columns))]
+    plots = {k: v for k, v in index.items() if k not in ("strings", "columns")}
     plots["frames"] = [{k: v for k, v in frame.items() if k != "text"} for frame in index["frames"]]
-    text = json.dumps(plots, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-    return {"arrays": hashlib.sha256(blob).hexdigest(), "plots": hashlib.sha256(text).hexdigest()}
+    plots = resolved(plots, columns, blob)
+    distinct = sorted({dump(array) for array in arrays})  # a pool may hold an array twice
+    return {"arrays": sha256(dump(distinct)), "plots": sha256(dump(plots))}
+
+
+def dump(value) -> str:
+    """``value`` as compact JSON."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def sha256(text: str) -> str:
+    """The hex sha256 of ``text``'s UTF-8 bytes."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def computed() -> dict[str, dict[str, str]]:
