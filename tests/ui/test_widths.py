@@ -26,16 +26,27 @@ WIDTHS = range(320, 1601, 20)
 BLANK = 8  # px of room the island may keep under its drawn figure
 OFF = 8  # px the room kept before the draw may differ from the figure drawn
 ISLAND_HEIGHT_JS = "() => document.querySelector('.posviz-island').getBoundingClientRect().height"
-# The island's height and its canvases' count have held for three animation frames.
-STABLE_JS = """() => new Promise((resolve) => {
+# The island's height, its width, and every canvas's box (Bokeh lays a resized plot out
+# over several frames, its canvases last) have held for five animation frames.
+STABLE_JS = """(width) => new Promise((resolve) => {
   const island = document.querySelector('.posviz-island');
+  const boxes = (root, out = []) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.tagName === 'CANVAS') {
+        const r = el.getBoundingClientRect();
+        out.push(`${r.width}x${r.height}`);
+      }
+      if (el.shadowRoot) boxes(el.shadowRoot, out);
+    }
+    return out;
+  };
   let last = null, same = 0;
   const tick = () => {
-    const now = [island.getBoundingClientRect().height, document.querySelectorAll('canvas').length]
-      .join(':');
-    same = now === last ? same + 1 : 0;
+    const r = island.getBoundingClientRect();
+    const now = [window.innerWidth, r.width, r.height, ...boxes(island)].join(':');
+    same = now === last && window.innerWidth === width ? same + 1 : 0;
     last = now;
-    if (same >= 3) resolve(true); else requestAnimationFrame(tick);
+    if (same >= 5) resolve(true); else requestAnimationFrame(tick);
   };
   tick();
 })"""
@@ -49,7 +60,7 @@ def measured(page, url: str, widths) -> dict[int, dict]:
     found = {}
     for width in widths:
         page.set_viewport_size({"width": width, "height": 900})
-        page.wait_for_function(STABLE_JS, timeout=15_000)
+        page.wait_for_function(STABLE_JS, arg=width, timeout=15_000)
         found[width] = page.evaluate(PROBE)
     return found
 
