@@ -6,7 +6,7 @@ HoloViews plot built afresh at that state: every column of every named data
 source, every named plot's title and ranges, every line and legend entry.
 
 A few random states, not thirty: the frames the export writes (every state of its
-grid) are pinned byte for byte by test_frame_digests, so the random states here
+grid) are pinned to seven significant digits by test_frame_digests, so the random states here
 check the generic step, not the figures' values. ``POSVIZ_FUZZ=many`` draws the
 thirty (tests/support/fuzz.py); the first few of them are the default ones.
 """
