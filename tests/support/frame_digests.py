@@ -11,6 +11,8 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
+
 RECORDED = Path(__file__).resolve().parents[1] / "data" / "frame_digests.json"
 
 
@@ -22,8 +24,6 @@ DIGITS = 7
 
 def resolved(value, columns: list, blob: bytes):
     """``value`` with each pool reference replaced by its array, rounded to ``DIGITS``."""
-    import numpy as np
-
     if isinstance(value, dict) and set(value) == {"$"}:
         offset, size, dtype, shape = columns[value["$"]]
         array = np.frombuffer(
@@ -43,7 +43,8 @@ def resolved(value, columns: list, blob: bytes):
 
 def digests(index: dict, blob: bytes) -> dict[str, str]:
     """sha256 of the frames' arrays and of the rest but their texts, each array read out
-    of the pool and every number rounded to ``DIGITS``: the same on any CPU."""
+    of the pool and every number rounded to ``DIGITS``: a last-bit difference between CPUs
+    changes them only if it crosses a rounding boundary."""
     columns = index["columns"]
     arrays = [resolved({"$": n}, columns, blob) for n in range(len(columns))]
     plots = {k: v for k, v in index.items() if k not in ("strings", "columns")}
