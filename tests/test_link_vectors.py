@@ -79,8 +79,9 @@ def test_the_notice_escapes_and_stops_at_max_shown():
     assert deeplinks.notice_html([]) == ""
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="Node is installed by ./dev test")
 def test_the_browser_grammar_passes_the_same_vectors_in_node():
+    """Every Node unit test of the browser code (tests/js), the shared vectors' among them."""
+    assert shutil.which("node"), "Node is missing: ./dev test installs it (apt-get nodejs)"
     done = subprocess.run(
         ["node", "--test", str(ROOT / "tests" / "js")],
         capture_output=True,

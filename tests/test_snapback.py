@@ -100,6 +100,7 @@ SLIDER = [
     (ClockHands, "pos", "value", 5000),
     (ClockHands, "pos", "value", -7),
     (ClockHands, "d_model", "value", 129),  # an odd width: the figure refuses it
+    (ClockHands, "d_model", "value", 24),  # off the slider's step of 16: no widget sends it
     (ClockHands, "pos", "value_throttled", 12.5),
     (ClockHands, "pos", "value_throttled", "abc"),
     (ClockHands, "pos", "start", -50),

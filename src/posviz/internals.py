@@ -294,6 +294,16 @@ JS_SEAMS = (
         "Emscripten's module, for the size of Pyodide's memory (runtimeInfo)",
     ),
     JsSeam(
+        "history.pushState (Panel's Location)",
+        "Panel",
+        "static/panel/*/dist/panel.min.js",
+        (r"_set_url_gated\(\w\)\{[^}]*window\.history\.pushState\(",),
+        ("compose/url_gate.js",),
+        "the live Location writes the URL once per slider value through history.pushState, "
+        "called afresh each time: so the page's guarded pushState (one write per 250 ms, "
+        "a replace) is the one it calls",
+    ),
+    JsSeam(
         "pyodideWorker / pn-loading",
         "Panel",
         "package:panel/_templates/pyodide_handler.js",

@@ -12,7 +12,8 @@ downloads a browser):
 A page offers the same few verbs everywhere: ``goto``, ``evaluate`` (a
 JavaScript function's source and one JSON argument), ``wait_for`` (the same,
 until it returns something truthy), ``press`` (a key to the focused element),
-``drag``, ``screenshot`` and ``close``. Everything a test asks of the page
+``drag``, ``front`` (the tab in front: a tab behind runs its timers once a
+second), ``screenshot`` and ``close``. Everything a test asks of the page
 itself goes through ``evaluate``, which behaves alike in the three.
 
 The network wall is the same in every engine: each browser's proxy is a
@@ -225,6 +226,9 @@ class ChromiumPage(Page):
     def _evaluate(self, expression: str):
         return self.page.evaluate(expression)
 
+    def front(self):
+        self.page.bring_to_front()
+
     def press(self, key: str):
         self.page.bring_to_front()
         self.page.keyboard.press(key)
@@ -310,6 +314,9 @@ class FirefoxPage(Page):
 
     def _evaluate(self, expression: str):
         return self.bridge.call("evaluate", page=self.handle, expression=expression)
+
+    def front(self):
+        self.bridge.call("bringToFront", page=self.handle)
 
     def press(self, key: str):
         self.bridge.call("bringToFront", page=self.handle)
@@ -427,6 +434,9 @@ class WebKitPage(Page):
             self.driver.switch_to.frame(0)
         return self.driver
 
+    def front(self):
+        self._here()  # each page is a window of its own: none is behind another
+
     def goto(self, url: str):
         driver = self._here(framed=False)
         if not self.framed:
@@ -527,7 +537,12 @@ class WebKit(Engine):
         self.drivers = {}  # light and dark: MiniBrowser takes its scheme at start
         self.home = {}
         self.version = None
-        self._driver(dark=False)
+        try:
+            self._driver(dark=False)
+        except BaseException:
+            self._xvfb.terminate()  # else the display outlives the run, and the next WebKit hangs
+            self._xvfb.wait(10)
+            raise
 
     def _driver(self, dark: bool):
         if dark in self.drivers:

@@ -2,7 +2,8 @@
 figure's room before it is drawn, is as tall as the figure drawn in it, and nothing
 is clipped.
 
-Two browser pages per figure, resized from 320 to 1600 px in steps of 20 px: one
+Two browser pages per figure, resized from 320 to 1600 px in steps of 20 px (and at
+the docs-column band's edges, 655 and 850 px): one
 with BokehJS blocked, where the island holds the room it keeps before the draw
 (``drawing.layout.island_room``), and one drawn, where at each width
 ``widths_probe.js`` measures the island against the boxes drawn in it (a band of
@@ -22,7 +23,9 @@ from tests.support.pages import new_page
 pytestmark = pytest.mark.browser
 
 PROBE = (Path(__file__).parent / "widths_probe.js").read_text("utf-8")
-WIDTHS = range(320, 1601, 20)
+# Every 20 px, and the docs-column band's edges and its common widths inside (655 and
+# 850 px; Material's content column with a raw iframe, 688 px; Pandoc's page, 700 px).
+WIDTHS = sorted({*range(320, 1601, 20), 655, 688, 700, 850})
 BLANK = 8  # px of room the island may keep under its drawn figure
 OFF = 8  # px the room kept before the draw may differ from the figure drawn
 ISLAND_HEIGHT_JS = "() => document.querySelector('.posviz-island').getBoundingClientRect().height"
@@ -137,7 +140,7 @@ def test_an_exported_figure_page_fits_every_width(exported, wide_page, undrawn_p
     assert wide_page.errors == []
 
 
-@pytest.mark.parametrize("figure", [710, 2108])
+@pytest.mark.parametrize("figure", sorted(FIGURES))
 def test_a_served_figure_page_fits_every_width(served, wide_page, undrawn_page, figure):
     url = f"{served}/figure-{figure}"
     room = rooms(undrawn_page, url, WIDTHS)

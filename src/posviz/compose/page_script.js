@@ -13,24 +13,8 @@ if (!document.getElementById('posviz-page-css')) {
 }
 const dark = window.matchMedia('(prefers-color-scheme: dark)');
 
-// A URL write the browser refuses (WebKit and Safari allow 100 in 10 s; Panel
-// writes one per slider value) is retried later, the latest winning: it never
-// stops the script that wrote it, Panel's or posviz's.
-if (!state.guardedHistory) {
-  state.guardedHistory = true;
-  const replace = History.prototype.replaceState;
-  let retry = null;
-  history.replaceState = function replaceState(...args) {
-    try {
-      return replace.apply(this, args);
-    } catch (error) {
-      if (error.name !== 'SecurityError') throw error;
-      console.warn(`posviz: the browser refused a URL write (${error.message}); retrying`);
-      clearTimeout(retry);
-      retry = setTimeout(() => history.replaceState(...args), 2000);
-    }
-  };
-}
+// URL writes, Panel's and posviz's, at a pace every engine accepts (url_gate.js).
+self.posvizUrlGate.guard(window);
 
 function fix(root) {
   const title = root.querySelector('.bk-slider-title');

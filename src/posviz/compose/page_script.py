@@ -12,6 +12,7 @@ alike), ``page_script.js``, does them and keeps them done as components re-rende
 - gives the Bokeh plots a dark theme while ``prefers-color-scheme: dark``
   holds, and restores the light one when it ends;
 - writes each printed deep link as its full URL;
+- paces the URL writes (``url_gate.js``): WebKit refuses more than 100 in 10 s;
 - inside an iframe, tells the embedding page its content height by
   ``postMessage`` (``posviz.sphinx``'s script listens for it).
 """
@@ -42,8 +43,8 @@ ACCESS_JS = assets.source("posviz.compose", "page_script.js")  # with its placeh
 
 
 def access_js() -> str:
-    """The script, with its colours and property names filled in."""
-    return assets.script(
+    """The script, with its colours and property names filled in, after the URL gate it uses."""
+    return assets.source("posviz.compose", "url_gate.js") + assets.script(
         "posviz.compose",
         "page_script.js",
         PAGE_CSS=PAGE_CSS,

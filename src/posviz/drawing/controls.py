@@ -34,6 +34,8 @@ import panel as pn
 from bokeh.core.serialization import Serialized
 from bokeh.document.events import ModelChangedEvent
 
+from posviz import deeplinks
+
 log = logging.getLogger(__name__)
 
 
@@ -276,8 +278,19 @@ def steady(controls: pn.Param, figure) -> pn.Param:
                 f"{type(figure).__name__}.{name}: expected one widgets_for widget labelled "
                 f"{figure.param[name].label!r}, found {len(found)}"
             )
-        found[0].accepts = lambda value, name=name: figure.param[name]._validate(value)
+        found[0].accepts = lambda value, name=name: accepts(figure, name, value)
     return controls
+
+
+def accepts(figure, name: str, value) -> None:
+    """ValueError unless ``figure`` takes ``value`` for slider ``name`` and a widget reaches it:
+    param's check, then the deep-link grammar's (step, parity), as the numpy tier has it."""
+    figure.param[name]._validate(value)
+    spec = next(s for s in deeplinks.figure_spec(figure)["sliders"] if s["name"] == name)
+    try:
+        deeplinks.check(value, spec)
+    except ValueError as why:
+        raise ValueError(f"{name} = {value!r}: {why}") from None
 
 
 def idle(figure) -> dict[str, str]:

@@ -10,6 +10,7 @@ minute or two), and part of the suite.
 """
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -18,11 +19,16 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.support.browser import static_server
+from tests.support.embedded import assert_not_clipped, live_frames
+from tests.support.pages import press_on_slider
+
+REPO = Path(__file__).resolve().parents[2]
 SOURCES = ("src", "content", "pyproject.toml", "setup.py", "README.md")
 LOCK = REPO / "requirements" / "host.lock"
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 SPHINX_CONF = 'extensions = ["posviz.sphinx"]\nproject = "An author\'s docs"\n'
 SPHINX_PAGE = """\
@@ -37,8 +43,7 @@ MKDOCS_YML = """\
 site_name: An author's docs
 plugins:
   - search
-  - posviz:
-      site: {site}
+  - posviz{options}
 theme:
   name: material
   font: false
@@ -150,14 +155,89 @@ def test_the_sphinx_example_builds_a_one_figure_site_from_the_wheel(sphinx_docs)
     assert [p.parent for p in sphinx_docs.rglob("site.json")] == [site]
 
 
-def test_the_mkdocs_example_embeds_the_prebuilt_site_and_keeps_search(author, sphinx_docs):
-    home, env = author
-    project = home / "mkdocs"
+def mkdocs_project(home: Path, name: str, page: str, options: str = "") -> Path:
+    project = home / name
     (project / "docs").mkdir(parents=True)
-    (project / "mkdocs.yml").write_text(MKDOCS_YML.format(site=sphinx_docs / "_posviz"), "utf-8")
-    (project / "docs" / "index.md").write_text(MKDOCS_PAGE, "utf-8")
+    (project / "mkdocs.yml").write_text(MKDOCS_YML.format(options=options), "utf-8")
+    (project / "docs" / "index.md").write_text(page, "utf-8")
+    return project
+
+
+@pytest.mark.parametrize("prebuilt", [False, True], ids=["its-own-site", "prebuilt-site"])
+def test_the_mkdocs_example_builds_or_copies_a_one_figure_site_and_keeps_search(
+    author, sphinx_docs, prebuilt
+):
+    """As the README gives it (``- posviz``: the plugin builds the figures the pages
+    embed), and with ``site:`` naming a prebuilt site, copied as it is."""
+    home, env = author
+    options = f":\n      site: {sphinx_docs / '_posviz'}" if prebuilt else ""
+    project = mkdocs_project(home, f"mkdocs-{prebuilt}", MKDOCS_PAGE, options)
     run(["mkdocs", "build", "-q"], project, env)
     index = (project / "site" / "index.html").read_text("utf-8")
     assert IFRAME in index
-    assert (project / "site" / "_posviz" / "figure-710.html").is_file()
+    site = project / "site" / "_posviz"
+    assert sorted(p.name for p in site.glob("*.html")) == ["figure-710.html"]
+    assert (site / "pyodide").is_dir()
     assert (project / "site" / "search" / "search_index.json").is_file()
+
+
+def failed_build(args, cwd: Path, env: dict) -> str:
+    done = subprocess.run(
+        [str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+    )
+    said = done.stdout + done.stderr
+    assert done.returncode != 0, said[-3000:]
+    assert "Traceback" not in said, said[-3000:]
+    return said
+
+
+def test_a_wrong_slider_value_fails_each_build_at_its_file_and_line(author):
+    home, env = author
+    docs = home / "sphinx-wrong"
+    docs.mkdir()
+    (docs / "conf.py").write_text(SPHINX_CONF, "utf-8")
+    (docs / "index.rst").write_text(SPHINX_PAGE.replace(":pos: 24", ":pos: 500"), "utf-8")
+    said = failed_build(["sphinx-build", "-q", "-b", "html", docs, home / "wrong-out"], home, env)
+    assert f"{docs / 'index.rst'}:4" in said, said[-3000:]  # the directive's line
+    assert "pos" in said and "500" in said and "100" in said, said[-3000:]
+
+    page = "# Docs\n\nSome text.\n\n" + MKDOCS_PAGE.split("\n\n", 1)[1].replace("pos=24", "pos=500")
+    project = mkdocs_project(home, "mkdocs-wrong", page)
+    said = failed_build(["mkdocs", "build", "-q"], project, env)
+    assert "index.md:5" in said, said[-3000:]
+    assert "pos=500" in said and "100" in said, said[-3000:]
+
+
+def test_the_author_s_docs_answer_a_slider_in_chromium_with_the_network_blocked(
+    sphinx_docs, page, blocked
+):
+    """The docs as their author would host them: figure 710 opens at pos = 24, as the
+    directive asked, and a key press on its slider moves the plot's readout to 25."""
+    with static_server(sphinx_docs) as url:
+        page.goto(f"{url}/index.html")
+        ((hands, frame),) = live_frames(page, 1)
+        readout = frame.locator(".posviz-readout p").first
+        expect(readout).to_contain_text("pos = 24")
+        press_on_slider(frame, 0, 0)
+        frame.locator(".bk-slider-title", has_text="pos: 25").wait_for()
+        expect(readout).to_contain_text("pos = 25")
+        assert_not_clipped(page, hands)
+    assert blocked == [], blocked
+    assert page.errors == []
+
+
+def test_the_copy_step_ends_with_a_line_giving_the_size_and_the_time(author):
+    """The README's one-command copy (Zensical, MyST): off a terminal, one line per step,
+    and a last line whose size is the folder's."""
+    home, env = author
+    out = home / "copied" / "_posviz"
+    said = run(["posviz", "build", "--figures", "710", "--out", out], home, env).stdout
+    lines = said.strip().splitlines()
+    assert "\r" not in said and "\x1b" not in said, said  # nothing rewritten in a log
+    last = re.fullmatch(
+        rf"posviz build: wrote {re.escape(str(out))} \((\d+\.\d) MB\) in (\d+) s", lines[-1]
+    )
+    assert last, lines[-1]
+    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    assert float(last.group(1)) == round(size / 1e6, 1), (last.group(1), size)
+    assert sorted(p.name for p in out.glob("*.html")) == ["figure-710.html"]
