@@ -7,6 +7,7 @@ Headless Chromium, network blocked, the built export on loopback.
 """
 
 import re
+import time
 
 import pytest
 
@@ -95,6 +96,59 @@ def test_two_pages_opened_at_once_start_one_runtime(static_site, context, blocke
     answers(first, HANDS, figure_index=1)
     assert blocked == []
     assert first.errors == [] and second.errors == []
+
+
+# A document.hidden the test sets (headless pages are never hidden of themselves), and
+# the time each message this page sends its runtime left (connect.js posts them).
+HIDDEN_JS = """
+Object.defineProperty(Document.prototype, "hidden", {
+  configurable: true, get: () => !!window.fakeHidden,
+});
+window.sent = [];
+for (const kind of [MessagePort, Worker]) {
+  const post = kind.prototype.postMessage;
+  kind.prototype.postMessage = function (message, ...rest) {
+    if (message && message.type) sent.push([message.type, performance.now()]);
+    return post.call(this, message, ...rest);
+  };
+}
+"""
+STARTED_JS = """(wait) => {
+  const start = sent.find(([type]) => type === "start");
+  return start && performance.now() - start[1] > wait;
+}"""
+
+
+def test_a_page_on_screen_that_has_not_painted_holds_the_runtime_back_until_hidden(
+    tampered, context
+):
+    """The runtime's bytes wait for every page on screen to paint (build/worker.js): no
+    timer lets them go. A page that cannot paint (its BokehJS refused) holds them back
+    while it is on screen; hidden, it holds no one back, and the painted page goes live."""
+    asked = []
+    site = tampered(
+        {"pyodide/pyodide.js": lambda original: asked.append(time.monotonic()) or original}
+    )
+    unpainted = new_page(context)
+    unpainted.add_init_script(HIDDEN_JS)
+    unpainted.route("**/static/**/bokeh*.js", lambda route: route.abort())
+    unpainted.goto(f"{site}/figure-710.html")
+    unpainted.wait_for_function("() => sent.some(([t]) => t === 'hello')")
+    painted = new_page(context)
+    painted.add_init_script(HIDDEN_JS)
+    painted.goto(f"{site}/figure-96.html")
+    # Five seconds after the painted page said "start" (the old rule let the runtime go
+    # after three), the runtime has asked for nothing.
+    painted.wait_for_function(STARTED_JS, arg=5000, timeout=LIVE)
+    assert asked == [], "the runtime fetched while a page on screen had not painted"
+    hidden_at = time.monotonic()
+    unpainted.evaluate(
+        "() => { window.fakeHidden = true; document.dispatchEvent(new Event('visibilitychange')); }"
+    )
+    wait_live(painted)
+    assert painted.evaluate("document.body.dataset.posviz") == "live"
+    assert asked and asked[0] > hidden_at, (asked, hidden_at)
+    answers(painted, BARS)
 
 
 def test_a_second_tab_joins_the_python_already_running(static_site, context):

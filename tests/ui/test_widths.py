@@ -76,6 +76,8 @@ def rooms(page, url: str, widths) -> dict[int, float]:
     found = {}
     for width in widths:
         page.set_viewport_size({"width": width, "height": 900})
+        # The room follows the width through the page's resize handling: wait until it holds.
+        page.wait_for_function(STABLE_JS, arg=width, timeout=15_000)
         found[width] = page.evaluate(ISLAND_HEIGHT_JS)
     return found
 

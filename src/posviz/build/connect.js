@@ -112,7 +112,16 @@
     port.addEventListener("close", mine(() => local({type: "lost", heard})));
     worker.port = port;
     worker.host = host;
-    living.then((lock) => { if (worker.port === port) port.postMessage({type: "hello", route: ROUTE, lock}); });
+    living.then((lock) => {
+      if (worker.port !== port) return;
+      port.postMessage({type: "hello", route: ROUTE, lock});
+      port.postMessage({type: "visibility", hidden: document.hidden});
+    });
   };
+  // A page behind another tab paints nothing: it must not hold back the runtime's
+  // start for the pages on screen (build/worker.js, allowWhenPainted).
+  document.addEventListener("visibilitychange", () => {
+    if (worker.port) worker.port.postMessage({type: "visibility", hidden: document.hidden});
+  });
   worker.connect();
 })();

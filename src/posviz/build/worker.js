@@ -3,8 +3,9 @@
 // Bokeh document over that page's MessagePort; as a dedicated worker (browsers
 // without SharedWorker) it serves the one page that started it. The protocol
 // is the same: the page says "hello" with its route, then "start" once its
-// pre-rendered figures are painted; Python answers with "render", then the two
-// sides exchange "patch" messages as in Panel's pyodide-worker target.
+// pre-rendered figures are painted, and "visibility" whenever it is hidden or
+// shown again; Python answers with "render", then the two sides exchange
+// "patch" messages as in Panel's pyodide-worker target.
 // Every byte comes from the site's own folder; the build fills in SITE.
 const SITE = __SITE__;
 const SHARED =
@@ -53,8 +54,14 @@ let emscripten = null; // Pyodide's module: its memory, for runtimeInfo
 // Pyodide's start, and every byte it fetches, waits until the pages have painted
 // their pre-rendered figures and have their frames (each page says "start"): on
 // a slow link the runtime's files would otherwise share it with the page's own.
+// A page that is hidden (a tab behind, which paints nothing) or gone holds no one
+// back: no timer decides it, the pages' own states do.
 let allow;
 const allowed = new Promise((resolve) => { allow = resolve; });
+let startAsked = false;
+function allowWhenPainted() {
+  if (startAsked && [...connections.values()].every((c) => c.painted || c.hidden)) allow();
+}
 // Panel's tier loads only when a page asks for it ("panel"): the numpy tier
 // answers every state of a figure that has a frame module, so a page whose
 // figures all have one needs no Panel (loader.js asks for it otherwise).
@@ -357,6 +364,7 @@ class Connection {
     this.rendered = false;
     this.closed = false;
     this.painted = false; // the page said "start": its preview is on screen
+    this.hidden = false; // the page is behind another tab, or minimised: it paints nothing
     this.started = new Promise((resolve) => {
       this.start = () => { this.painted = true; resolve(); };
     });
@@ -397,6 +405,11 @@ class Connection {
         + `message of more than ${MESSAGE_LIMIT} bytes`));
       return;
     }
+    if (message.type === "visibility") { // not in the chain: a hello may be waiting ahead of it
+      this.hidden = Boolean(message.hidden);
+      allowWhenPainted();
+      return;
+    }
     this.chain = this.chain.then(() => this.handle(message)).catch((error) => this.error(error));
   }
 
@@ -428,10 +441,10 @@ class Connection {
       case "start":
         this.start();
         if (message.panel) panel();
-        // Every page that has connected is painted: Pyodide may take the cores.
-        // A page that never says so holds no one back for long.
-        if ([...connections.values()].every((c) => c.painted)) allow();
-        else setTimeout(allow, 3000);
+        // Once every page that has connected and is on screen has painted, Pyodide
+        // may take the link and the cores (a page hidden or gone later says so).
+        startAsked = true;
+        allowWhenPainted();
         return;
       case "rendered":
         python.link(this.id, (patch, buffers) => this.post({type: "patch", patch, buffers}));
@@ -520,6 +533,7 @@ class Connection {
     this.closed = true;
     RUNTIME.open -= 1;
     connections.delete(this.id);
+    allowWhenPainted(); // it held the others back if it had not painted
     if (python) {
       try { python.close(this.id); } catch (error) { console.error(error); }
     }

@@ -283,8 +283,10 @@ def steady(controls: pn.Param, figure) -> pn.Param:
 
 
 def accepts(figure, name: str, value) -> None:
-    """ValueError unless ``figure`` takes ``value`` for slider ``name`` and a widget reaches it:
-    param's check, then the deep-link grammar's (step, parity), as the numpy tier has it."""
+    """ValueError unless ``figure`` takes ``value`` for slider ``name`` and a widget reaches it.
+
+    param's check first, then the deep-link grammar's (step, parity), as the numpy tier has it.
+    """
     figure.param[name]._validate(value)
     spec = next(s for s in deeplinks.figure_spec(figure)["sliders"] if s["name"] == name)
     try:
