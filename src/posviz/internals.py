@@ -296,7 +296,7 @@ JS_SEAMS = (
     JsSeam(
         "history.pushState (Panel's Location)",
         "Panel",
-        "static/panel/*/dist/panel.min.js",
+        "package:panel/dist/panel.min.js",
         (r"_set_url_gated\(\w\)\{[^}]*window\.history\.pushState\(",),
         ("compose/url_gate.js",),
         "the live Location writes the URL once per slider value through history.pushState, "

@@ -91,6 +91,17 @@ def wait_for_change(page, name: str, before: str, timeout: float = 15_000) -> st
     return fingerprint(page, name)
 
 
+def wait_for_url_with(page, *parts: str, timeout: float = 10_000) -> str:
+    """The page's URL once it holds every part. posviz writes the URL at most once
+    per 250 ms (compose/url_gate.js), so a URL read right after a move can lag it."""
+    page.wait_for_function(
+        "(parts) => parts.every((part) => location.href.includes(part))",
+        arg=list(parts),
+        timeout=timeout,
+    )
+    return page.url
+
+
 def axe_serious(page) -> list[str]:
     from axe_playwright_python.sync_playwright import Axe
 

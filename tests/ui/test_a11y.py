@@ -21,6 +21,7 @@ from tests.support.pages import (
     settle,
     wait_for_change,
     wait_for_plot,
+    wait_for_url_with,
 )
 
 pytestmark = pytest.mark.browser
@@ -109,7 +110,7 @@ def test_arrow_keys_move_a_slider_and_the_plot_and_its_text_follow(served, page)
     page.locator(".posviz-readout", has_text="pos = 14").wait_for()
     assert page.locator(".posviz-readout").get_attribute("aria-live") == "polite"
     expect(alternative).to_contain_text("at pos 14 the hands read")
-    assert "pos=14" in page.url
+    wait_for_url_with(page, "pos=14")
 
 
 def test_show_the_numbers_gives_a_table_of_the_current_data(served, page):

@@ -559,36 +559,43 @@ def up(page) -> str:
     return state
 
 
-def test_a_figure_reads_and_answers_with_its_server_gone_after_one_visit(tour, built_site):
-    """Offline after one visit (build/sw.js): the service worker kept the page and the
-    files the runtime fetched; with the server stopped, a reload starts Python afresh
-    from that copy. The page is served as built (its sha256 must match to be kept)."""
+def test_the_topic_and_a_figure_read_and_answer_with_their_server_gone_after_one_visit(
+    tour, built_site
+):
+    """Offline after one visit (build/sw.js): the service worker kept the topic, a figure
+    page and the files the runtime fetched; with the server stopped, a reload of each
+    starts Python afresh from that copy (the figure joins the topic's), and a slider
+    answers in each. The pages are served as built (a sha256 must match to be kept)."""
     server = static_server(built_site)
     url = server.__enter__()
-    page = tour.engine.page()
+    visits = [(tour.engine.page(), TOPIC, BARS), (tour.engine.page(), "figure-710.html", HANDS)]
     try:
-        page.goto(f"{url}/figure-710.html")
-        up(page)
-        used = page.evaluate("() => window.posvizRuntime.fetched")
-        assert "pyodide/pyodide.asm.wasm" in used, used
-        page.wait_for(
-            KEPT_JS,
-            ["figure-710.html", *used],
-            timeout=ANSWER,
-            what="the service worker controls the page and kept it and the runtime's files",
-        )
+        for page, path, _ in visits:
+            page.goto(f"{url}/{path}")
+            up(page)
+            used = page.evaluate("() => window.posvizRuntime.fetched")
+            assert "pyodide/pyodide.asm.wasm" in used, used  # the figure joins the topic's
+            page.wait_for(
+                KEPT_JS,
+                [path, *used],
+                timeout=ANSWER,
+                what=f"the service worker controls {path} and kept it and the runtime's files",
+            )
     finally:
         server.__exit__(None, None, None)  # the network is gone: nothing answers there
     try:
-        before = page.evaluate("() => window.posvizRuntime.id")
+        topic = visits[0][0]
+        before = topic.evaluate("() => window.posvizRuntime.id")
         # The next load's shared runtime is a new one (connect.js names it by generation).
-        page.evaluate("() => localStorage.setItem('posviz-worker-generation', '1000')")
-        page.goto(f"{url}/figure-710.html")
-        up(page)
-        assert page.evaluate("() => window.posvizRuntime.id") != before
-        answers(page, HANDS)
+        topic.evaluate("() => localStorage.setItem('posviz-worker-generation', '1000')")
+        for page, path, plot in visits:
+            page.goto(f"{url}/{path}")
+            up(page)
+            assert page.evaluate("() => window.posvizRuntime.id") != before, path
+            answers(page, plot)
     finally:
-        page.close()
+        for page, _, _ in visits:
+            page.close()
 
 
 def test_nothing_left_the_machine(tour):

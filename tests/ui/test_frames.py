@@ -17,6 +17,7 @@ from tests.support.pages import (
     press_on_slider,
     slider_title,
     wait_for_plot,
+    wait_for_url_with,
 )
 
 pytestmark = pytest.mark.browser
@@ -103,7 +104,7 @@ def test_a_value_set_on_the_preview_is_kept_when_python_takes_over(built_site, p
         wait_for_readout(page, 0, "pos = 37")
         assert slider_title(page, 0, 0) == "pos: 37"
         assert fingerprint(page, "posviz-710-hands") == preview  # no jump back
-        assert "pos=37" in page.url
+        wait_for_url_with(page, "pos=37")
         # Live now: Python answers the next step.
         press_on_slider(page, 0, 0)
         page.wait_for_function("() => location.search === '?pos=38'", timeout=30_000)
@@ -160,7 +161,7 @@ def test_missing_or_corrupt_frames_say_computing_never_a_wrong_plot(built_site, 
         held.release()
         page.wait_for_function("() => document.body.dataset.posviz === 'live'", timeout=LIVE)
         wait_for_readout(page, 0, "pos = 13")
-        assert "pos=13" in page.url
+        wait_for_url_with(page, "pos=13")
 
 
 # --- the page's frames give the models the Python step gives ----------------------

@@ -16,6 +16,7 @@ from tests.support.pages import (
     press_on_slider,
     wait_for_change,
     wait_for_plot,
+    wait_for_url_with,
 )
 
 pytestmark = pytest.mark.browser
@@ -88,7 +89,7 @@ def test_a_far_figure_waits_then_answers_from_its_frames_once_scrolled_to(
         press_on_slider(page, FAR_INDEX, 0)  # image side, from a precomputed frame
         wait_for_change(page, FAR_PLOT, before)
         assert page.evaluate(f"posvizFrames.state[{FAR}]") == "frame"
-        assert "4121.side=" in page.url
+        wait_for_url_with(page, "4121.side=")
         assert page.evaluate("document.body.dataset.posviz") == "loading"  # Python held back
     assert blocked == [] and page.errors == []
 

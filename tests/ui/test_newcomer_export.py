@@ -15,7 +15,7 @@ import pytest
 
 from tests.support.browser import Held, sealed_context
 from tests.support.newcomer import LEFT_OUT, ROOT, contributing_examples
-from tests.support.pages import figure_card, new_page, press_on_slider
+from tests.support.pages import figure_card, new_page, press_on_slider, wait_for_url_with
 
 pytestmark = pytest.mark.browser
 LIVE = 120_000
@@ -95,7 +95,8 @@ def test_contributings_figure_answers_a_two_slider_state_from_the_numpy_tier(
             assert page.evaluate("document.body.dataset.posviz") == "loading"  # no Panel
             assert line(page) == [11, 22, 33, 44, 55]
             assert "the line at n: 55" in readout(page)
-            assert dict(parse_qsl(urlsplit(page.url).query)) == {"n": "5", "slope": "11"}
+            written = wait_for_url_with(page, "n=5", "slope=11")
+            assert dict(parse_qsl(urlsplit(written).query)) == {"n": "5", "slope": "11"}
         assert blocked == [] and page.errors == []
     finally:
         context.close()

@@ -204,6 +204,70 @@ def test_a_file_whose_sha256_differs_is_never_kept_and_is_named(built_site, cont
         assert "index.html" in kept  # the cache is there, and works
 
 
+# Every text the control's status line shows while saving ("3.1 MB of 30.9 MB"), in order.
+PROGRESS_JS = """(() => {
+  window.__progress = [];
+  new MutationObserver(() => {
+    const status = document.querySelector(".posviz-offline-status");
+    const text = status && status.textContent;
+    const seen = window.__progress;
+    if (text && / of /.test(text) && seen[seen.length - 1] !== text) seen.push(text);
+  }).observe(document, {childList: true, characterData: true, subtree: true});
+})();"""
+
+
+def megabytes(text: str) -> tuple[float, float]:
+    """ "512 KB of 30.9 MB" → (0.512, 30.9), as offline.js's size() writes them."""
+    unit = {"KB": 1e-3, "MB": 1.0}
+    found = re.fullmatch(r"([\d.]+) (KB|MB) of ([\d.]+) (KB|MB)", text)
+    assert found, f"the progress reads {text!r}"
+    done, done_unit, total, total_unit = found.groups()
+    return float(done) * unit[done_unit], float(total) * unit[total_unit]
+
+
+def test_save_shows_its_progress_and_remove_offline_copy_deletes_it(built_site, browser, blocked):
+    """Save for offline reading counts up to the size its button named; Remove offline
+    copy deletes the cache, puts the button back, and offline a page is then a message."""
+    context = sealed_context(browser, blocked, init_scripts=[HISTORY_JS, PROGRESS_JS])
+    server = static_server(built_site)
+    url = server.__enter__()
+    try:
+        page = new_page(context)
+        page.goto(f"{url}/index.html")
+        page.wait_for_function(CONTROLLED_JS, timeout=KEPT)
+        save = page.get_by_role("button", name=re.compile(r"^Save for offline reading \("))
+        expect(save).to_be_visible()
+        named = float(re.search(r"\((\d+\.\d) MB\)$", save.inner_text()).group(1))
+        save.click()
+        page.wait_for_function(
+            "() => document.documentElement.dataset.posvizOffline === 'saved'", timeout=KEPT
+        )
+        steps = [megabytes(text) for text in page.evaluate("window.__progress")]
+        assert steps, "no progress was shown while saving"
+        assert all(total == named for _, total in steps), (named, steps)
+        assert [done for done, _ in steps] == sorted(done for done, _ in steps), steps
+        wait_kept(page, list(listing(built_site)["files"]), "the whole site")
+        status = page.locator(".posviz-offline-status")
+        expect(status).to_contain_text(f"({named} MB)")
+        page.get_by_role("button", name="Remove offline copy").click()
+        empty = f"async () => Object.values(await ({CACHED_JS})()).flat().length === 0"
+        wait_async(page, empty, None, "nothing left in any cache")
+        page.wait_for_function(
+            "() => document.documentElement.dataset.posvizOffline === 'none'", timeout=KEPT
+        )
+        expect(
+            page.get_by_role("button", name=f"Save for offline reading ({named} MB)")
+        ).to_be_visible()
+        expect(status).to_have_text("")
+    finally:
+        context.set_offline(True)
+        server.__exit__(None, None, None)
+    page.goto(f"{url}/{UNVISITED}")
+    expect(page.locator("body")).to_contain_text(f"You are offline, and {UNVISITED} was not saved")
+    assert blocked == [] and page.errors == []
+    context.close()
+
+
 # --- a rebuilt site --------------------------------------------------------------
 
 # The page the figure comes from: its text is in the posviz wheel (so in the build's id).

@@ -2,7 +2,13 @@
 
 import pytest
 
-from tests.support.pages import deep_focus, settle, wait_for_change, wait_for_plot
+from tests.support.pages import (
+    deep_focus,
+    settle,
+    wait_for_change,
+    wait_for_plot,
+    wait_for_url_with,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -45,7 +51,7 @@ def test_block_sliders_come_and_go_with_their_scheme(served, page, blocked):
     # The link's value was kept while hidden: block of 4, 16 before it, 20 pixels.
     page.get_by_text("1D: query block l_q: 4").wait_for()
     page.get_by_text("reach: 20 pixels after one layer").wait_for()
-    assert "query_length=4" in page.url and "scheme=block-1d" in page.url
+    wait_for_url_with(page, "query_length=4", "scheme=block-1d")
 
     page.get_by_role("button", name="2D block").click()
     page.locator(".noUi-handle[aria-label='2D: block height h_q']").wait_for(state="visible")

@@ -9,6 +9,7 @@ from tests.support.pages import (
     slider_title,
     wait_for_change,
     wait_for_plot,
+    wait_for_url_with,
 )
 
 pytestmark = pytest.mark.browser
@@ -50,7 +51,7 @@ def test_topic_page_reads_right_and_every_figure_answers_its_slider(served, page
         before = wait_for_plot(page, plot)
         press_on_slider(page, index, slider)
         wait_for_change(page, plot, before)  # fails, with a timeout, if it never redraws
-    assert "710.pos=13" in page.url
+    wait_for_url_with(page, "710.pos=13")
     assert blocked == [] and page.errors == []
 
 

@@ -9,7 +9,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 
 from tests.support.browser import Held
-from tests.support.pages import SEARCH_IS, figure_card
+from tests.support.pages import SEARCH_IS, figure_card, wait_for_url_with
 
 pytestmark = pytest.mark.browser
 LIVE = 120_000
@@ -66,7 +66,8 @@ def test_two_sliders_answer_from_numpy_before_panel_and_panel_keeps_them(built_s
         page.wait_for_function("() => document.body.dataset.posviz !== 'loading'", timeout=LIVE)
         assert page.evaluate("document.body.dataset.posviz") == "live"
         page.locator(".posviz-readout p", has_text="k = 8, m = 34").first.wait_for(timeout=LIVE)
-        assert dict(parse_qsl(urlsplit(page.url).query)) == {"k": "8", "m": "34"}
+        written = wait_for_url_with(page, "k=8", "m=34")
+        assert dict(parse_qsl(urlsplit(written).query)) == {"k": "8", "m": "34"}
         assert blocked == [] and page.errors == []
 
 

@@ -12,6 +12,7 @@ is cut or outside its plot or island. The export is tested with Python held back
 (the frames tier draws), and ``posviz serve`` with Python live.
 """
 
+import re
 from pathlib import Path
 
 import pytest
@@ -28,9 +29,12 @@ PROBE = (Path(__file__).parent / "widths_probe.js").read_text("utf-8")
 WIDTHS = sorted({*range(320, 1601, 20), 655, 688, 700, 850})
 BLANK = 8  # px of room the island may keep under its drawn figure
 OFF = 8  # px the room kept before the draw may differ from the figure drawn
+BOKEHJS = re.compile(r"/bokeh[^/?]*\.js(\?|$)")
 ISLAND_HEIGHT_JS = "() => document.querySelector('.posviz-island').getBoundingClientRect().height"
-# The island's height, its width, and every canvas's box (Bokeh lays a resized plot out
-# over several frames, its canvases last) have held for five animation frames.
+# The page has loaded (its stylesheets too: a served page's may still be on their way
+# when its HTML has been laid out), and the island's height, its width, and every
+# canvas's box (Bokeh lays a resized plot out over several frames, its canvases last)
+# have held for five animation frames.
 STABLE_JS = """(width) => new Promise((resolve) => {
   const island = document.querySelector('.posviz-island');
   const boxes = (root, out = []) => {
@@ -47,7 +51,8 @@ STABLE_JS = """(width) => new Promise((resolve) => {
   const tick = () => {
     const r = island.getBoundingClientRect();
     const now = [window.innerWidth, r.width, r.height, ...boxes(island)].join(':');
-    same = now === last && window.innerWidth === width ? same + 1 : 0;
+    const settled = window.innerWidth === width && document.readyState === 'complete';
+    same = now === last && settled ? same + 1 : 0;
     last = now;
     if (same >= 5) resolve(true); else requestAnimationFrame(tick);
   };
@@ -79,6 +84,7 @@ def rooms(page, url: str, widths) -> dict[int, float]:
         # The room follows the width through the page's resize handling: wait until it holds.
         page.wait_for_function(STABLE_JS, arg=width, timeout=15_000)
         found[width] = page.evaluate(ISLAND_HEIGHT_JS)
+    assert page.evaluate("typeof Bokeh") == "undefined", f"{url} was drawn: no room measured"
     return found
 
 
@@ -127,7 +133,8 @@ def undrawn_page(browser):
     """A page whose BokehJS never loads: its islands keep the room they keep before the draw."""
     blocked = []
     context, page = sealed_page(browser, blocked)
-    page.route("**/bokeh*.js", lambda route: route.abort())
+    # A served page asks for static/js/bokeh.min.js?v=…, the export for bokeh-3.….min.js.
+    page.route(BOKEHJS, lambda route: route.abort())
     yield page
     context.close()
     assert blocked == []

@@ -88,8 +88,11 @@
   let worker = null; // the active service worker
   const post = (message) => worker && worker.postMessage(message);
 
+  let newest = {instance: null, seq: 0}; // the newest message shown (sw.js numbers them)
   container.addEventListener("message", (event) => {
     const message = event.data || {};
+    if (message.instance === newest.instance && message.seq < newest.seq) return; // overtaken
+    if (message.instance) newest = {instance: message.instance, seq: message.seq};
     if (message.type === "state") {
       last = message;
       window.posvizOffline = message;

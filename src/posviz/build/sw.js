@@ -23,6 +23,13 @@ const canonical = (path) => new URL(path, SCOPE).href;
 const foreign = new Set();
 const verdicts = new Map();
 let saving = null; // the running "save" (a promise), if any
+let savedBytes = 0; // how far the running save has come: what its progress says
+// Every message to a page is numbered as it is made: "progress" goes out through
+// clients.matchAll and an answer straight back, so an older one can arrive after a
+// newer one; the page drops what is older than what it showed (offline.js).
+const INSTANCE = `${Date.now()}-${Math.random()}`;
+let sequence = 0;
+const numbered = (message) => ({...message, instance: INSTANCE, seq: ++sequence});
 
 async function sha256(buffer) {
   return hex(await crypto.subtle.digest("SHA-256", buffer));
@@ -70,9 +77,9 @@ async function kept() {
 }
 
 // Fetch each of ``paths`` that is not kept yet, a few at a time; ``step`` hears each one.
-async function fill(paths, step = () => {}, mode = "no-cache") {
+async function fill(paths, step = () => {}, mode = "no-cache", known = null) {
   const cache = await caches.open(CACHE);
-  const have = await kept();
+  const have = known || (await kept());
   const pending = paths.filter((path) => !have.has(path));
   const run = async () => {
     while (pending.length) {
@@ -84,13 +91,17 @@ async function fill(paths, step = () => {}, mode = "no-cache") {
   await Promise.all([run(), run(), run(), run()]);
 }
 
+// While a save runs, what is kept is the save's own count, as its progress says: the
+// cache's keys can list a file whose bytes are still being written, so they run
+// ahead of the count, and the bar would step back at the next progress message.
 async function state() {
   const have = await kept();
   const paths = [...have];
-  return {
+  const bytes = bytesOf(FILES, paths);
+  return numbered({
     type: "state", build: OFFLINE.build, cache: CACHE, total: TOTAL, files: Object.keys(FILES).length,
-    kept: bytesOf(FILES, paths), keptFiles: paths.length, saving: saving !== null,
-  };
+    kept: saving ? savedBytes : bytes, keptFiles: paths.length, saving: saving !== null,
+  });
 }
 
 async function tell(message) {
@@ -102,21 +113,23 @@ async function tell(message) {
 // The whole site into the cache, with progress for every open page.
 function save() {
   if (saving) return saving;
+  savedBytes = 0; // until the cache is read: never a count of an earlier save
   saving = (async () => {
     const have = await kept();
-    let done = bytesOf(FILES, [...have]);
+    savedBytes = bytesOf(FILES, [...have]);
     let last = 0;
     try {
-      await fill(Object.keys(FILES), (path) => {
-        done += FILES[path].bytes;
+      const step = (path) => {
+        savedBytes += FILES[path].bytes;
         const now = Date.now();
         if (now - last > 150) { // at most a few messages a second
           last = now;
-          tell({type: "progress", done, total: TOTAL});
+          tell(numbered({type: "progress", done: savedBytes, total: TOTAL}));
         }
-      });
+      };
+      await fill(Object.keys(FILES), step, "no-cache", have);
     } catch (error) {
-      tell({type: "failed", msg: String((error && error.message) || error)});
+      tell(numbered({type: "failed", msg: String((error && error.message) || error)}));
     } finally {
       saving = null;
       tell(await state());
