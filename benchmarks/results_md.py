@@ -373,6 +373,33 @@ def _search(found: dict | None) -> str:
     return f"{found['cold_ms']:.0f} / {found['warm_median_ms']:.0f} ({found['warm_max_ms']:.0f})"
 
 
+def link_tiers_section(link: dict) -> list[str]:
+    """Each tier on a throttled shared link: posviz's time and bytes beside stock's."""
+    lines = heading(
+        "On a throttled link: each tier, posviz beside stock `panel convert` (link_tiers.py)",
+        link,
+        "every request, the worker's included, crosses one shared link; gzip on text and "
+        "wasm; one run per site (seconds, MB crossed the link by then).",
+    )
+    rows = []
+    for name, measured in link["links"].items():
+        ours, stock = (measured["runs"][site][0]["tiers"] for site in ("posviz", "stock"))
+        for tier, found in ours.items():
+            rows.append(
+                [
+                    name,
+                    tier,
+                    found["s"],
+                    round(found["bytes"] / 1e6, 2),
+                    stock[tier]["s"],
+                    round(stock[tier]["bytes"] / 1e6, 2),
+                ]
+            )
+    return lines + rows_table(
+        ["link", "tier", "posviz s", "posviz MB", "stock s", "stock MB"], rows
+    )
+
+
 def dev_loop_section(loop: dict) -> list[str]:
     """posviz serve --dev: each edit kind, file write → shown in the open tab."""
     rows = [
@@ -691,6 +718,8 @@ def render(folder: Path) -> str:
         lines += build_cost_section(results["build_cost"])
     if "dev_loop" in results:
         lines += dev_loop_section(results["dev_loop"])
+    if "link_tiers" in results:
+        lines += link_tiers_section(results["link_tiers"])
     notes = folder.parent / "notes.md"
     if notes.exists():
         lines += ["", notes.read_text().rstrip()]
