@@ -8,6 +8,7 @@ redrawn, not assumed.
 import io
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -131,3 +132,28 @@ def test_the_npm_fetch_keeps_its_cache_where_its_bytes_are_counted(tmp_path, mon
         distribution.fetch_npm_release(tmp_path)  # the fake tarball fails its pin after
     assert seen["env"] == {"npm_config_cache": str(tmp_path / "npm-cache")}
     assert "fetching pyodide@0.27.7 from npm: 4.0 kB in 0 s" in capsys.readouterr().out
+
+
+def test_a_wheel_fetched_from_pypi_counts_its_bytes_and_ends_with_its_size(
+    tmp_path, monkeypatch, capsys
+):
+    """pip's temporary download lands in the folder ``fetching`` counts, and the wheel's own
+    line ends with the bytes that arrived."""
+    from posviz.build import wheels
+
+    seen = {}
+
+    def fake_pip(args, cwd, env=None):
+        seen["env"] = env
+        partial = Path(env["TMPDIR"]) / "pip-unpack" / "download"
+        partial.parent.mkdir(parents=True)
+        partial.write_bytes(b"x" * 7000)  # what the count sees while pip runs
+        (cwd / "dl").mkdir()
+        (cwd / "dl" / "bokeh-3.9.2-py3-none-any.whl").write_bytes(b"not the pinned wheel")
+
+    monkeypatch.setattr(wheels, "_pip", fake_pip)
+    with pytest.raises(wheels.WheelError):
+        wheels.raw_wheel("bokeh", "3.12", cache_root=tmp_path)  # the fake fails its pin after
+    assert Path(seen["env"]["TMPDIR"]).name == "pip-tmp"
+    out = capsys.readouterr().out
+    assert re.search(r"posviz: fetching bokeh 3\.9\.2 from PyPI: 7\.\d kB in 0 s\n", out), out

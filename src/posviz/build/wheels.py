@@ -34,7 +34,7 @@ from pathlib import Path
 
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 
-from posviz.build import pins, system
+from posviz.build import pins, progress, system
 
 from .distribution import default_cache_root
 
@@ -383,34 +383,40 @@ def _fetch_raw_wheel(name: str, version: str, python: str, table: dict, raw_dir:
     with tempfile.TemporaryDirectory(prefix="posviz-wheel-") as tmp:
         work = Path(tmp)
         if from_sdist:
-            wheel = _build_from_sdist(name, version, table, work)
+            with progress.fetching(f"building {name} {version} from its sdist on PyPI", work):
+                wheel = _build_from_sdist(name, version, table, work)
         else:
-            _pip(
-                [
-                    "download",
-                    "--no-deps",
-                    "--only-binary=:all:",
-                    "--python-version",
-                    python,
-                    "--platform",
-                    "any",
-                    "--implementation",
-                    "py",
-                    "--require-hashes",
-                    "-r",
-                    _hashed(work, name, version, sha256),
-                    "-d",
-                    "dl",
-                ],
-                work,
-            )
+            # pip downloads into a temporary folder first: in ``work``, so its bytes can be shown.
+            temporary = work / "pip-tmp"
+            temporary.mkdir()
+            with progress.fetching(f"fetching {name} {version} from PyPI", work):
+                _pip(
+                    [
+                        "download",
+                        "--no-deps",
+                        "--only-binary=:all:",
+                        "--python-version",
+                        python,
+                        "--platform",
+                        "any",
+                        "--implementation",
+                        "py",
+                        "--require-hashes",
+                        "-r",
+                        _hashed(work, name, version, sha256),
+                        "-d",
+                        "dl",
+                    ],
+                    work,
+                    {"TMPDIR": str(temporary)},
+                )
             (wheel,) = (work / "dl").glob("*.whl")
-        _check_pure(wheel, name, version)
-        try:
+        try:  # the pin first: no archive is opened before its bytes are the pinned ones
             pins.check(wheel, sha256, f"{name} {version}")
         except pins.PinError as error:
             how = "built from its pinned sdist" if from_sdist else "downloaded"
             raise WheelError(f"{how}: {error}") from None
+        _check_pure(wheel, name, version)
         out = raw_dir / wheel.name
         system.write_atomic(out, wheel.read_bytes())
     return out
