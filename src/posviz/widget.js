@@ -189,7 +189,7 @@ async function render({model, el}) {
     const Bokeh = await bokehOf(model);
     for (const plot of model.get("_plots")) {
       const box = element("div", {class: "posviz-widget-plot"});
-      box.style.maxWidth = plot.max_width;
+      for (const [name, value] of Object.entries(plot.styles)) box.style.setProperty(name, value);
       plots.append(box);
       const views = await Bokeh.embed.embed_item(structuredClone(plot.item), box);
       documents.push(...views.roots.map((view) => view.model.document));

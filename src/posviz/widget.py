@@ -278,7 +278,9 @@ def _drawing(figure) -> dict:
     for spec in figure.draw(hv, frame):
         pane = plot_pane(drawn(figure, frame, spec))  # the site's sizing, applied to the plot
         item = json_item(hv.render(pane.object, backend="bokeh"))
-        plots.append({"key": spec.key, "item": item, "max_width": pane.styles["max-width"]})
+        # The pane's flex rules: a plot shares a row only at the width it was drawn for
+        # (else it wraps), and is the container its legend's one-column rule measures.
+        plots.append({"key": spec.key, "item": item, "styles": dict(pane.styles)})
     caption = EMPHASIS.sub(r"<em>\1</em>", texts.escape_text(figure.caption))
     return {"_plots": plots, "_caption": caption}
 

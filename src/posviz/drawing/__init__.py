@@ -16,10 +16,12 @@ models in place (``apply_frame``), as ``build/frames.js`` does in the static
 page before Python is up.
 """
 
+import sys
 import weakref
 from contextlib import ExitStack, contextmanager
 
 import holoviews as hv
+import holoviews.util
 import numpy as np
 import param
 
@@ -28,8 +30,12 @@ from posviz.drawing.titles import fit_title
 # The figures' options are Bokeh options, so the Bokeh backend is loaded (and
 # made current, as in any notebook that uses it). No default is set: what
 # follows is passed to posviz's own elements only, so importing posviz leaves
-# a notebook's HoloViews defaults as they were.
-hv.extension("bokeh", logo=False)
+# a notebook's HoloViews defaults as they were. HoloViews' plain extension, not
+# the notebook's (``hv.extension`` in a kernel): that one would publish its page
+# scripts, from a CDN, in every kernel that imports posviz, posviz.widget's too,
+# which needs none of them. A figure's Panel view asks for them itself
+# (``notebook_extension``).
+holoviews.util.extension("bokeh")
 
 # Figures hand HoloViews numpy arrays and tuples only: these interfaces hold them.
 DATATYPES = ["dictionary", "grid", "array"]
@@ -42,6 +48,20 @@ IMAGE_DATATYPES = ["grid", "image", "dictionary"]
 # where option objects applied per update cost time on every plot
 # (benchmarks/notes.md, "Numbers behind the code").
 QUIET = {"default_tools": [], "toolbar": None}
+
+
+def notebook_extension() -> None:
+    """In a Jupyter kernel, load HoloViews' and Panel's page scripts once: a Panel view needs them.
+
+    Called when a figure is first shown as a Panel view; outside a kernel, and
+    once loaded, it does nothing.
+    """
+    if hv.extension._loaded or "ipykernel" not in sys.modules:
+        return
+    from IPython import get_ipython
+
+    if getattr(get_ipython(), "kernel", None) is not None:
+        hv.extension("bokeh", logo=False)
 
 
 def numpy_only() -> None:

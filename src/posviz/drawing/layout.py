@@ -11,6 +11,7 @@ import holoviews as hv
 import panel as pn
 from markupsafe import Markup
 
+from posviz.drawing import notebook_extension
 from posviz.drawing import plots as drawn_plots
 from posviz.drawing.controls import show_used, snap_back, steady, widgets_for
 from posviz.frames import texts
@@ -162,6 +163,7 @@ class WrappingRow(pn.Row):
 
 def figure_layout(figure: object) -> pn.Column:
     """The view of one figure (``Figure.__panel__``)."""
+    notebook_extension()
     plots = drawn_plots(figure)
     widest = max(map(asked_width, plots))
     # One plot: controls in a column beside it, wrapping above it when narrow.
