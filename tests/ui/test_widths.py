@@ -32,17 +32,20 @@ OFF = 8  # px the room kept before the draw may differ from the figure drawn
 BOKEHJS = re.compile(r"/bokeh[^/?]*\.js(\?|$)")
 ISLAND_HEIGHT_JS = "() => document.querySelector('.posviz-island').getBoundingClientRect().height"
 # The page has loaded (its stylesheets too: a served page's may still be on their way
-# when its HTML has been laid out), and the island's height, its width, and every
-# canvas's box (Bokeh lays a resized plot out over several frames, its canvases last)
-# have held for five animation frames.
+# when its HTML has been laid out, and the ones Bokeh links inside its shadow roots
+# load after the page's, without holding readyState back: each must have its sheet),
+# and the island's height, its width, and every canvas's box (Bokeh lays a resized
+# plot out over several frames, its canvases last) have held for five animation frames.
 STABLE_JS = """(width) => new Promise((resolve) => {
   const island = document.querySelector('.posviz-island');
+  let pending = 0;
   const boxes = (root, out = []) => {
     for (const el of root.querySelectorAll('*')) {
       if (el.tagName === 'CANVAS') {
         const r = el.getBoundingClientRect();
         out.push(`${r.width}x${r.height}`);
       }
+      if (el.tagName === 'LINK' && el.rel === 'stylesheet' && !el.sheet) pending += 1;
       if (el.shadowRoot) boxes(el.shadowRoot, out);
     }
     return out;
@@ -50,8 +53,10 @@ STABLE_JS = """(width) => new Promise((resolve) => {
   let last = null, same = 0;
   const tick = () => {
     const r = island.getBoundingClientRect();
-    const now = [window.innerWidth, r.width, r.height, ...boxes(island)].join(':');
-    const settled = window.innerWidth === width && document.readyState === 'complete';
+    pending = 0;
+    const now = [window.innerWidth, r.width, r.height, ...boxes(document)].join(':');
+    const loaded = document.readyState === 'complete' && pending === 0;
+    const settled = window.innerWidth === width && loaded;
     same = now === last && settled ? same + 1 : 0;
     last = now;
     if (same >= 5) resolve(true); else requestAnimationFrame(tick);

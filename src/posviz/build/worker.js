@@ -151,7 +151,8 @@ async function fetchChecked(path, expected, keep = false) {
   const [response, bytes] = await inFlight(async () => {
     let response;
     try {
-      response = await fetch(here(path));
+      // Low: a page's own files and frames go first on a constrained link.
+      response = await fetch(here(path), {priority: "low"});
     } catch (error) {
       throw new Error(`${path} could not be fetched: ${describe(error).msg}`);
     }
