@@ -42,6 +42,16 @@ from tests.support.browser import sealed_context
 
 PAGE = "topic-positional-encoding.html"
 TIMEOUT = 600_000  # ms: stock on 3 Mbit/s is about 60 MB
+# A phone's page: 390 px wide, three device pixels to a CSS pixel (canvases are drawn
+# at that density), touch, a mobile browser's layout. Tall enough to hold the whole
+# topic: a phone's 844 px would leave the figures below the fold undrawn (lazy.js),
+# where the tiers wait for all of them; this is the reader who has scrolled through.
+PHONE = {
+    "viewport": {"width": 390, "height": 9000},
+    "device_scale_factor": 3,
+    "is_mobile": True,
+    "has_touch": True,
+}
 QUIET_S = 8.0  # the link this long without a response: nothing is left to load
 # Figure 4121, its query row and column each one step on: a state no frame holds.
 ANY_STATE_JS = """() => {
@@ -170,7 +180,8 @@ class Memory:
         return found
 
 
-def posviz_run(browser, site: Path, mbit: float, latency: float) -> dict:
+def posviz_run(browser, site: Path, mbit: float, latency: float, device: dict) -> dict:
+    """One cold visit of the topic; ``device``: Playwright's context options (a phone's)."""
     with throttled(site, mbit, latency) as (base, link):
         blocked: list = []
         context = sealed_context(
@@ -179,6 +190,7 @@ def posviz_run(browser, site: Path, mbit: float, latency: float) -> dict:
             (PAGE_TIMERS, PRESS_AT_PAINT_JS),
             panel="on demand",
             service_workers="block",
+            **device,
         )
         page = context.new_page()
         memory = Memory(browser, page)
@@ -314,6 +326,11 @@ def options(parser) -> None:
         help="also stock `panel convert` on the same link (built into --stock-site)",
     )
     parser.add_argument("--stock-site", type=Path, default=OUT / "baseline-stock")
+    parser.add_argument(
+        "--phone",
+        action="store_true",
+        help="posviz as a phone opens it (390 px, 3x pixels, touch): its memory at each tier",
+    )
 
 
 def measure(args) -> dict:
@@ -327,7 +344,8 @@ def measure(args) -> dict:
         for index in range(args.rounds):
             started = time.monotonic()
             with chromium() as browser:
-                runs["posviz"].append(posviz_run(browser, site, mbit, latency))
+                device = PHONE if args.phone else {}
+                runs["posviz"].append(posviz_run(browser, site, mbit, latency, device))
                 if args.stock:
                     runs["stock"].append(stock_run(browser, args.stock_site, mbit, latency))
             print(f"{name}, round {index + 1}/{args.rounds}: {time.monotonic() - started:.0f} s")

@@ -400,6 +400,32 @@ def link_tiers_section(link: dict) -> list[str]:
     )
 
 
+def link_memory_section(runs: dict[str, dict]) -> list[str]:
+    """The page's memory at each tier, the worker's included: desktop and phone, one run each.
+
+    ``runs``: a label → a link_tiers result (its first link's first posviz run).
+    """
+    rows = []
+    for label, result in runs.items():
+        link, measured = next(iter(result["links"].items()))
+        for tier, found in measured["runs"]["posviz"][0]["memory"].items():
+            parts = [found["page_heap"], found["worker_heap"], found["wasm"]]
+            rows.append([label, link, tier, *(round(b / 1e6, 1) for b in parts)])
+            rows[-1].append(round(sum(parts) / 1e6, 1))
+    return [
+        "",
+        "## Memory at each tier on the link (link_tiers.py; `--phone` for the phone)",
+        "",
+        "JS heap of the page and of the shared worker, and Pyodide's wasm memory, over the "
+        "DevTools protocol (MB). The phone is Chromium's emulation: 390 px wide, 3 device "
+        "pixels to a CSS pixel, touch, scrolled through the whole topic.",
+        "",
+        *rows_table(
+            ["device", "link", "tier", "page heap", "worker heap", "Pyodide wasm", "total"], rows
+        ),
+    ]
+
+
 def dev_loop_section(loop: dict) -> list[str]:
     """posviz serve --dev: each edit kind, file write → shown in the open tab."""
     rows = [
@@ -720,6 +746,10 @@ def render(folder: Path) -> str:
         lines += dev_loop_section(results["dev_loop"])
     if "link_tiers" in results:
         lines += link_tiers_section(results["link_tiers"])
+        devices = {"desktop (1280 px)": results["link_tiers"]}
+        if "link_tiers_phone" in results:
+            devices["phone (390 px)"] = results["link_tiers_phone"]
+        lines += link_memory_section(devices)
     notes = folder.parent / "notes.md"
     if notes.exists():
         lines += ["", notes.read_text().rstrip()]
