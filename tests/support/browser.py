@@ -229,10 +229,16 @@ def posviz_server(port: int, *extra: str, log: Path | None = None):
         wait_for_http(f"http://127.0.0.1:{port}/", 60, process)
         yield process
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop(process)
         if log is not None:
             output.close()
+
+
+def stop(process: subprocess.Popen, seconds: float = 10) -> None:
+    """Ask ``process`` to end; kill it if it has not within ``seconds``."""
+    process.terminate()
+    try:
+        process.wait(seconds)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

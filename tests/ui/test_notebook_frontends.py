@@ -22,7 +22,7 @@ import nbformat
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.browser import free_port, wait_for_http
+from tests.support.browser import free_port, stop, wait_for_http
 
 pytest.importorskip("anywidget")
 
@@ -124,11 +124,7 @@ def server(args: list, cwd: Path, ready: str):
             wait_for_http(ready, 120, process)
             yield log
         finally:
-            process.terminate()
-            try:
-                process.wait(15)
-            except subprocess.TimeoutExpired:
-                process.kill()
+            stop(process, 15)
 
 
 @pytest.fixture(scope="module")
@@ -164,6 +160,17 @@ def marimo(tmp_path_factory):
         yield f"http://127.0.0.1:{port}", log
 
 
+def followed_python(page, readout, pos, blocked: list, log: Path) -> None:
+    """Python set pos = 30: the page's readout and slider show it, both plots' legends are
+    whole, nothing left the machine, and neither the page nor the server failed."""
+    expect(readout).to_contain_text("pos = 30")
+    expect(pos).to_have_value("30")
+    assert page.evaluate(CUT_LEGENDS) == {"plots": 2, "cut": []}
+    assert blocked == [], blocked
+    assert page.errors == [], page.errors
+    assert "Traceback" not in log.read_text("utf-8")
+
+
 def run_cell(page, index: int) -> None:
     """Run the notebook's cell ``index`` as a reader does: click into it, Shift+Enter."""
     page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".cm-content").click()
@@ -189,12 +196,7 @@ def test_in_jupyterlab_the_widget_answers_the_page_and_python_both_ways(jupyterl
     ).to_have_count(1)
 
     run_cell(page, 2)  # Python's move: the page's slider, readout and plot follow
-    expect(readout).to_contain_text("pos = 30")
-    expect(pos).to_have_value("30")
-    assert page.evaluate(CUT_LEGENDS) == {"plots": 2, "cut": []}
-    assert blocked == [], blocked
-    assert page.errors == [], page.errors
-    assert "Traceback" not in log.read_text("utf-8")
+    followed_python(page, readout, pos, blocked, log)
 
 
 def test_in_marimo_the_widget_answers_the_page_and_python_both_ways(marimo, page, blocked):
@@ -210,9 +212,4 @@ def test_in_marimo_the_widget_answers_the_page_and_python_both_ways(marimo, page
     expect(readout).to_contain_text("pos = 25")
 
     page.get_by_role("button", name="pos = 30 from Python").click()  # Python's move
-    expect(readout).to_contain_text("pos = 30")
-    expect(pos).to_have_value("30")
-    assert page.evaluate(CUT_LEGENDS) == {"plots": 2, "cut": []}
-    assert blocked == [], blocked
-    assert page.errors == [], page.errors
-    assert "Traceback" not in log.read_text("utf-8")
+    followed_python(page, readout, pos, blocked, log)
