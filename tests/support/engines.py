@@ -52,6 +52,7 @@ BROWSER_SERVICES = (
     "firefox.settings.services.mozilla.com",
     "content-signature-2.cdn.mozilla.net",
 )
+ATTEMPTS = 3  # WebKit session starts tried before the engine is given up
 STARTUP = 60.0  # s: a WebKit session that has not opened by then will not
 SLICE = 10.0  # seconds one in-page wait may run before the driver asks again
 
@@ -571,7 +572,9 @@ class WebKit(Engine):
             made.append(webdriver.WebKitGTK(options=options, service=service))
 
         driver = None
-        for _ in range(2):  # now and then a first session never answers: a second start does
+        # Now and then a session never answers (twice in a row once, in a loaded full run,
+        # for the second, dark MiniBrowser on the display): a later start does.
+        for _ in range(ATTEMPTS):
             service = Service(WEBKIT_DRIVER, env=env, log_output=subprocess.DEVNULL)
             made = []
             opening = threading.Thread(target=open_session, args=(service, made), daemon=True)
@@ -583,7 +586,9 @@ class WebKit(Engine):
             service.stop()  # the hung session request fails, and the thread ends
             opening.join(10)
         if driver is None:
-            raise RuntimeError(f"webkit: {WEBKIT_DRIVER} no session in {STARTUP:.0f} s, twice")
+            raise RuntimeError(
+                f"webkit: {WEBKIT_DRIVER} no session in {STARTUP:.0f} s, {ATTEMPTS} times"
+            )
         driver.set_script_timeout(SLICE + 30)
         driver.set_page_load_timeout(120)
         self.version = driver.capabilities.get("browserVersion")

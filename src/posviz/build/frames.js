@@ -61,9 +61,7 @@
     if (asFile) {
       packed = await fromScript(file);
     } else {
-      // High: on a slow link a figure's first answer waits on these bytes, and the
-      // runtime's (asked for low, in the worker) must not take the link first.
-      const response = await fetch(new URL(file.path, document.baseURI), {priority: "high"});
+      const response = await fetch(new URL(file.path, document.baseURI));
       if (!response.ok) throw new Error(`${file.path}: HTTP ${response.status}`);
       packed = await response.arrayBuffer();
     }

@@ -151,8 +151,9 @@ async function fetchChecked(path, expected, keep = false) {
   const [response, bytes] = await inFlight(async () => {
     let response;
     try {
-      // Low: a page's own files and frames go first on a constrained link.
-      response = await fetch(here(path), {priority: "low"});
+      // No priority hint: the tiers never share the link (each waits on the one before),
+      // and in WebKitGTK 2.50 `priority: "low"` here stalled an offline reload.
+      response = await fetch(here(path));
     } catch (error) {
       throw new Error(`${path} could not be fetched: ${describe(error).msg}`);
     }
