@@ -331,9 +331,11 @@ def test_no_sideways_scroll_at_phone_width(tour, shots):
 
 # What the README says each engine does when the reader follows a link:
 # Chromium keeps the runtime alive (extendedLifetime); Firefox ignores
-# extendedLifetime, so the next page starts Python again. Measured: WebKitGTK
-# 2.50 keeps it too (the same runtime, "ready", after the link).
-KEEPS_RUNTIME_ON_NAVIGATION = {"chromium": True, "firefox": False, "webkit": True}
+# extendedLifetime, so the next page starts Python again. WebKitGTK 2.50 has no
+# extendedLifetime either; it usually kept the runtime (the old page waits in its
+# back-forward cache), but CI's run of stop 40 saw it start again. None: either
+# outcome, as long as the page says which one it had.
+KEEPS_RUNTIME_ON_NAVIGATION = {"chromium": True, "firefox": False, "webkit": None}
 
 
 def test_following_a_link_behaves_as_the_readme_says(tour):
@@ -346,12 +348,11 @@ def test_following_a_link_behaves_as_the_readme_says(tour):
     page.wait_for("(target) => location.pathname.endsWith(target) && !!document.body", target)
     live(page)
     after = page.probe("runtime")
-    if KEEPS_RUNTIME_ON_NAVIGATION[tour.name]:
-        assert after["id"] == started["id"], "following a link restarted Python"
-        assert after["joined"] == "ready"
-    else:
-        assert after["id"] != started["id"], f"{tour.name} kept the runtime across navigation"
-        assert after["joined"] == "waiting"
+    kept = after["id"] == started["id"]
+    expected = KEEPS_RUNTIME_ON_NAVIGATION[tour.name]
+    if expected is not None:
+        assert kept == expected, f"{tour.name}: runtime kept across a link: {kept}, README: {expected}"
+    assert after["joined"] == ("ready" if kept else "waiting"), (kept, after)
     assert page.probe("status") is None  # no "did not finish" notice: the last start finished
 
 
