@@ -49,6 +49,3 @@ test("a visit keeps its listed files, and with the runtime every file Python fet
   assert.equal(Offline.bytesOf(FILES, Offline.keepSet(FILES, page, true)), 5913);
 });
 
-test("a digest is hex, two digits a byte", () => {
-  assert.equal(Offline.hex(new Uint8Array([0, 15, 255]).buffer), "000fff");
-});

@@ -351,7 +351,7 @@ def test_following_a_link_behaves_as_the_readme_says(tour):
     kept = after["id"] == started["id"]
     expected = KEEPS_RUNTIME_ON_NAVIGATION[tour.name]
     if expected is not None:
-        assert kept == expected, f"{tour.name}: runtime kept across a link: {kept}, README: {expected}"
+        assert kept == expected, f"{tour.name} kept the runtime: {kept}, README: {expected}"
     assert after["joined"] == ("ready" if kept else "waiting"), (kept, after)
     assert page.probe("status") is None  # no "did not finish" notice: the last start finished
 

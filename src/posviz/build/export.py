@@ -583,6 +583,13 @@ def pin_scripts(out: Path) -> None:
         page.write_text(pinned, "utf-8")
 
 
+# The scripts each of the site's own scripts is joined from, in order: the shared
+# modules (each sets one global, posvizChecked and so on) before the one that uses them.
+WORKER_PARTS = ("protocol.js", "checked.js", "worker.js")  # the last one takes SITE
+FRAMES_PARTS = ("links.js", "frame_apply.js", "protocol.js", "checked.js", "frames.js")
+SERVICE_WORKER_PARTS = ("checked.js", "offline_core.js", "sw.js")  # the last one takes OFFLINE
+
+
 def write_worker(
     out: Path,
     wheel_names: list[str],
@@ -633,7 +640,8 @@ def write_worker(
         },
         "cdn_root": cdn_root,  # posviz.runtime.boot.start sets it before panel is imported
     }
-    script = assets.render("posviz.build", "worker.js", SITE=json.dumps(config, indent=1))
+    script = "".join(assets.render("posviz.build", name) for name in WORKER_PARTS[:-1])
+    script += assets.render("posviz.build", WORKER_PARTS[-1], SITE=json.dumps(config, indent=1))
     (out / "posviz-worker.js").write_text(script, "utf-8")
     build_id = hashlib.sha256(script.encode("utf-8")).hexdigest()[:16]
     pages = {
@@ -705,9 +713,7 @@ def add_frames(out: Path, found: list[Route], fresh: dict[str, dict]) -> dict:
     listed = frames.write_frames(out, {fid for route in found for fid in route.figures}, fresh)
     for figure_id, files in listed.items():
         write_frame_script(out, figure_id, files)
-    # The deep-link grammar and the frame step first: frames.js uses both.
-    parts = ("links.js", "frame_apply.js", "frames.js")
-    script = "".join(assets.render("posviz.build", name) for name in parts)
+    script = "".join(assets.render("posviz.build", name) for name in FRAMES_PARTS)
     script = script.encode("utf-8")
     (out / "posviz-frames.js").write_bytes(script)
     for route in found:
@@ -794,9 +800,9 @@ def write_service_worker(out: Path) -> str:
         files[name] = {"sha256": sha256_of(path), "bytes": path.stat().st_size}
     listed = json.dumps(files, sort_keys=True, separators=(",", ":"))
     build = hashlib.sha256(listed.encode("utf-8")).hexdigest()[:16]
-    core = assets.render("posviz.build", "offline_core.js")
     listing = f'{{"build":"{build}","files":{listed}}}'
-    script = core + assets.render("posviz.build", "sw.js", OFFLINE=listing)
+    script = "".join(assets.render("posviz.build", name) for name in SERVICE_WORKER_PARTS[:-1])
+    script += assets.render("posviz.build", SERVICE_WORKER_PARTS[-1], OFFLINE=listing)
     (out / SERVICE_WORKER).write_text(script, "utf-8")
     return build
 

@@ -30,10 +30,7 @@
   const escapeHtml = (text) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;")
     .replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
 
-  async function sha256(buffer) {
-    const digest = await crypto.subtle.digest("SHA-256", buffer);
-    return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-  }
+  const Checked = window.posvizChecked; // checked.js, joined before this file
 
   // A page opened as a file: browsers refuse fetch there, so each figure's files
   // come as one script beside them (frames/<id>.js, base64), checked alike.
@@ -59,16 +56,12 @@
   async function fetchChecked(file) {
     let packed;
     if (asFile) {
-      packed = await fromScript(file);
+      packed = await Checked.verify(file.path, await fromScript(file), file.sha256);
     } else {
-      const response = await fetch(new URL(file.path, document.baseURI));
-      if (!response.ok) throw new Error(`${file.path}: HTTP ${response.status}`);
-      packed = await response.arrayBuffer();
+      const url = new URL(file.path, document.baseURI);
+      packed = (await Checked.fetchChecked(url, file.path, file.sha256)).bytes;
     }
-    const actual = await sha256(packed);
-    if (actual !== file.sha256) throw new Error(`${file.path} is corrupt (sha256 ${actual})`);
-    const stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip"));
-    return new Response(stream).arrayBuffer();
+    return Checked.gunzip(packed);
   }
 
   // Every model reachable from `root` through its properties.

@@ -46,9 +46,5 @@
   // Bytes of a list of paths, as the listing gives them.
   const bytesOf = (files, paths) => paths.reduce((sum, path) => sum + files[path].bytes, 0);
 
-  function hex(buffer) {
-    return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
-  }
-
-  return {RUNTIME, pathOf, cacheName, isOlder, keepSet, bytesOf, hex};
+  return {RUNTIME, pathOf, cacheName, isOlder, keepSet, bytesOf};
 });

@@ -12,7 +12,7 @@
 //   rebuilt) is shown, never kept, and it and its workers get nothing of this
 //   build's cache: a page of one build never runs the files of another.
 const OFFLINE = __OFFLINE__;
-const {pathOf, cacheName, isOlder, keepSet, bytesOf, hex} = self.PosvizOffline;
+const {pathOf, cacheName, isOlder, keepSet, bytesOf} = self.PosvizOffline;
 const FILES = OFFLINE.files;
 const SCOPE = self.registration.scope;
 const CACHE = cacheName(SCOPE, OFFLINE.build);
@@ -31,14 +31,10 @@ const INSTANCE = `${Date.now()}-${Math.random()}`;
 let sequence = 0;
 const numbered = (message) => ({...message, instance: INSTANCE, seq: ++sequence});
 
-async function sha256(buffer) {
-  return hex(await crypto.subtle.digest("SHA-256", buffer));
-}
-
 // Keep a response for ``path`` if its bytes are the build's; whether they were.
 async function keep(cache, path, response) {
   const bytes = await response.arrayBuffer();
-  if ((await sha256(bytes)) !== FILES[path].sha256) return false;
+  if ((await self.posvizChecked.sha256(bytes)) !== FILES[path].sha256) return false;
   const headers = new Headers(response.headers);
   headers.delete("content-encoding");
   headers.set("content-length", String(bytes.byteLength));

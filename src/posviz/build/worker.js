@@ -6,8 +6,12 @@
 // pre-rendered figures are painted, and "visibility" whenever it is hidden or
 // shown again; Python answers with "render", then the two sides exchange
 // "patch" messages as in Panel's pyodide-worker target.
-// Every byte comes from the site's own folder; the build fills in SITE.
+// Every byte comes from the site's own folder; the build fills in SITE, and
+// joins protocol.js (the messages) and checked.js (checked fetching) before this.
 const SITE = __SITE__;
+const Protocol = self.posvizProtocol;
+const Checked = self.posvizChecked;
+const {describe} = Protocol;
 const SHARED =
   typeof SharedWorkerGlobalScope !== "undefined" && self instanceof SharedWorkerGlobalScope;
 const here = (path) => new URL(path, self.location.href).href;
@@ -45,9 +49,6 @@ const holding = locks
     }).catch(() => held());
   })
   : Promise.resolve();
-// A page cannot hand the runtime more than this in one message (characters of
-// text plus bytes of buffers); a slider step's patch is well under a kilobyte.
-const MESSAGE_LIMIT = 1000000;
 let python = null; // the Python side's entry points, once ready
 let emscripten = null; // Pyodide's module: its memory, for runtimeInfo
 
@@ -68,13 +69,6 @@ function allowWhenPainted() {
 let wantPanel;
 const panelWanted = new Promise((resolve) => { wantPanel = resolve; });
 
-function describe(error) {
-  const text = String((error && error.message) || error);
-  // A Python traceback: the reader gets its last line, the console all of it.
-  const lines = text.trim().split("\n").filter((line) => line.trim());
-  return {msg: lines.length ? lines[lines.length - 1].trim() : text, detail: text};
-}
-
 function runtimeInfo(connection) {
   return {
     id: RUNTIME.id, shared: RUNTIME.shared, connection: connection.id,
@@ -91,38 +85,6 @@ function stage(name, step) {
   for (const connection of connections.values()) {
     if (!connection.rendered) connection.progress();
   }
-}
-
-async function sha256(buffer) {
-  const digest = await crypto.subtle.digest("SHA-256", buffer);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-// Characters of text and bytes of buffers in a message, counted only up to
-// just past ``limit`` (a huge message costs no more to refuse than a small one).
-function sizeOf(value, limit) {
-  let total = 0;
-  const pending = [value];
-  const seen = new Set();
-  while (pending.length && total <= limit) {
-    const item = pending.pop();
-    if (typeof item === "string") {
-      total += item.length;
-    } else if (item instanceof ArrayBuffer || ArrayBuffer.isView(item)) {
-      total += item.byteLength;
-    } else if (item && typeof item === "object") {
-      if (seen.has(item)) continue;
-      seen.add(item);
-      for (const key in item) {
-        total += key.length + 1;
-        pending.push(item[key]);
-        if (total > limit) break;
-      }
-    } else {
-      total += 8;
-    }
-  }
-  return total;
 }
 
 // At most this many of the worker's requests at once, in the order asked: over
@@ -148,23 +110,9 @@ async function inFlight(task) {
 // names the file. Its bytes, or with ``keep`` the unread response itself (a
 // fetched response keeps its URL, so the browser can cache compiled wasm).
 async function fetchChecked(path, expected, keep = false) {
-  const [response, bytes] = await inFlight(async () => {
-    let response;
-    try {
-      // No priority hint: the tiers never share the link (each waits on the one before),
-      // and in WebKitGTK 2.50 `priority: "low"` here stalled an offline reload.
-      response = await fetch(here(path));
-    } catch (error) {
-      throw new Error(`${path} could not be fetched: ${describe(error).msg}`);
-    }
-    if (response.status === 404) throw new Error(`${path} is missing from the site (HTTP 404)`);
-    if (!response.ok) throw new Error(`${path} could not be fetched (HTTP ${response.status})`);
-    return [response, await (keep ? response.clone() : response).arrayBuffer()];
-  });
-  const actual = await sha256(bytes);
-  if (actual !== expected) {
-    throw new Error(`${path} is corrupt: its sha256 is ${actual}, the build wrote ${expected}`);
-  }
+  // No priority hint: the tiers never share the link (each waits on the one before),
+  // and in WebKitGTK 2.50 `priority: "low"` here stalled an offline reload.
+  const {response, bytes} = await inFlight(() => Checked.fetchChecked(here(path), path, expected, keep));
   RUNTIME.fetched.push(path);
   return keep ? response : bytes;
 }
@@ -401,10 +349,9 @@ class Connection {
   // Messages of one page are handled in order, each in its own try: one bad
   // message cannot leave the page waiting for an answer that never comes.
   receive(message) {
-    const size = sizeOf(message, MESSAGE_LIMIT);
-    if (size > MESSAGE_LIMIT) {
-      this.error(new Error(`posviz worker: refused a ${JSON.stringify(String(message.type))} `
-        + `message of more than ${MESSAGE_LIMIT} bytes`));
+    const refused = Protocol.refusal(message);
+    if (refused) {
+      this.error(new Error(refused));
       return;
     }
     if (message.type === "visibility") { // not in the chain: a hello may be waiting ahead of it
@@ -468,8 +415,8 @@ class Connection {
         // The slider values on the page's preview (frames.js): the page is built with them.
         this.search = String(message.search);
         return;
-      default:
-        throw new Error(`posviz worker: unknown message type ${JSON.stringify(message.type)}`);
+      default: // Protocol.refusal let it through: a type listed there and not handled here
+        throw new Error(`posviz worker: no handler for message type ${JSON.stringify(message.type)}`);
     }
   }
 

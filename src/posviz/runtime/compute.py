@@ -23,6 +23,10 @@ from posviz.frames.pool import Pool
 # --- General API ---------------------------------------------------------------
 
 
+# What a page's "compute" request carries (build/protocol.js, COMPUTE_REQUEST).
+REQUEST_FIELDS = ("module", "figure", "values", "link")
+
+
 class Refused(ValueError):
     """A request this tier cannot answer; the page waits for Panel instead."""
 
@@ -81,6 +85,9 @@ def answer(request_json: str) -> tuple[str, bytes]:
     refuses comes back as ``{"refused": why}``.
     """
     request = json.loads(request_json)
+    missing = [field for field in REQUEST_FIELDS if field not in request]
+    if missing:
+        return json.dumps({"refused": f"the request lacks {', '.join(missing)}"}), b""
     try:
         figure = model(request)
     except Refused as why:
