@@ -4,13 +4,13 @@
 (() => {
   window.addEventListener("message", (event) => {
     const data = event.data;
-    if (!data || data.posviz !== "height" || !Number.isFinite(data.height)) return;
+    if (data?.posviz !== "height" || !Number.isFinite(data.height)) return;
     for (const frame of document.querySelectorAll("iframe[data-posviz-embed]")) {
       if (frame.contentWindow !== event.source) continue;
       if (new URL(frame.src, window.location.href).origin !== event.origin) return;
       const least = parseInt(frame.dataset.posvizMinHeight || "0", 10);
       const height = Math.max(least, Math.min(Math.ceil(data.height), __MAX_HEIGHT__));
-      frame.style.height = height + "px";
+      frame.style.height = `${height}px`;
       frame.dataset.posvizHeight = String(height);
       return;
     }

@@ -16,9 +16,10 @@ const LOADING = "__posvizBokeh";
 // BokehJS of `version`: the page's if it has that version, else the kernel's copy.
 function bokehOf(model) {
   const version = model.get("_bokeh_version");
-  const present = globalThis.Bokeh && globalThis.Bokeh[version];
+  const present = globalThis.Bokeh?.[version];
   if (present) return Promise.resolve(present);
-  const loading = (globalThis[LOADING] ??= {});
+  globalThis[LOADING] ??= {};
+  const loading = globalThis[LOADING];
   loading[version] ??= new Promise((resolve, reject) => {
     // A blob: script, as anywidget loads this module: no network, no eval.
     const blob = new Blob([model.get("_bokeh_js")], {type: "text/javascript"});
@@ -26,7 +27,7 @@ function bokehOf(model) {
     script.src = URL.createObjectURL(blob);
     script.onload = () => {
       URL.revokeObjectURL(script.src);
-      const loaded = globalThis.Bokeh && globalThis.Bokeh[version];
+      const loaded = globalThis.Bokeh?.[version];
       if (loaded) resolve(loaded);
       else reject(new Error(`BokehJS ${version} did not load`));
     };

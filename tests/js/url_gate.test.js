@@ -40,7 +40,7 @@ function browser(time, limit = 100) {
   const stamps = [];
   const entries = [win.location.href];
   function write(kind) {
-    return (state, unused, url) => {
+    return (_state, _unused, url) => {
       const recent = stamps.filter((at) => at > time.now() - 10000);
       if (recent.length >= limit) {
         const error = new Error(`Attempt to use history.${kind}() more than ${limit} times per 10 seconds`);

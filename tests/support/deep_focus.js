@@ -1,7 +1,7 @@
 // The focused element, followed into shadow roots.
 () => {
   let a = document.activeElement;
-  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+  while (a?.shadowRoot?.activeElement) a = a.shadowRoot.activeElement;
   if (!a || a === document.body) return null;
   const style = getComputedStyle(a);
   return {cls: a.className, label: a.getAttribute('aria-label') || a.textContent.trim(),

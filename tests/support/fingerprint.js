@@ -15,7 +15,7 @@
           ? column.flatMap(a => Array.from(a)) : Array.from(column);
         let sum = 0;
         for (const x of flat) if (typeof x === 'number') sum += x;
-        return key + ':' + flat.length + ':' + sum.toFixed(6);
+        return `${key}:${flat.length}:${sum.toFixed(6)}`;
       }).join('|');
     }).join(' ; ');
   }

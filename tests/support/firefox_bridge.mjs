@@ -63,14 +63,14 @@ const commands = {
   },
 };
 
-const answer = (line) => process.stdout.write(JSON.stringify(line) + "\n");
+const answer = (line) => process.stdout.write(`${JSON.stringify(line)}\n`);
 for await (const line of createInterface({input: process.stdin})) {
   const {id, op, ...args} = JSON.parse(line);
   try {
     const value = await commands[op](args);
     answer({id, value: value === undefined ? null : value});
   } catch (error) {
-    answer({id, error: String((error && error.message) || error)});
+    answer({id, error: String((error?.message) || error)});
   }
 }
 await browser.close();

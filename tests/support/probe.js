@@ -33,12 +33,12 @@
   status() {
     const bar = document.querySelector(".posviz-status");
     // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered, as a reader sees it
-    return bar && bar.isConnected ? bar.innerText : null;
+    return bar?.isConnected ? bar.innerText : null;
   },
 
   statusHas(text) {
     const status = this.status();
-    return status && status.includes(text) ? status : null;
+    return status?.includes(text) ? status : null;
   },
 
   // Per renderer of the named plot, per column: length and sum. It changes
@@ -86,7 +86,7 @@
   // The fingerprint once its last renderer's starts with ``prefix``.
   lastStarts(name, prefix) {
     const now = this.fingerprint(name);
-    return now && now.split(" ; ").at(-1).startsWith(prefix) ? now : null;
+    return now?.split(" ; ").at(-1).startsWith(prefix) ? now : null;
   },
 
   background(name) {
@@ -129,7 +129,7 @@
     if (!handle) return null; // not drawn yet (a far island, being scrolled to)
     handle.focus();
     let active = document.activeElement;
-    while (active && active.shadowRoot && active.shadowRoot.activeElement) {
+    while (active?.shadowRoot?.activeElement) {
       active = active.shadowRoot.activeElement;
     }
     return active === handle ? handle.getAttribute("aria-label") || "focused" : null;

@@ -17,7 +17,7 @@
   const state = {};
   for (const model of doc.all_models) {
     const name = model.properties.name ? model.name : null;
-    if (!name || !name.startsWith(prefix)) continue;
+    if (!name?.startsWith(prefix)) continue;
     const p = model.properties;
     if (p.data) {
       const data = model.data instanceof Map ? Object.fromEntries(model.data) : model.data;
@@ -35,7 +35,7 @@
       }
     }
   }
-  if (figure && figure.models) {
+  if (figure?.models) {
     for (const [role, model] of Object.entries(figure.models.text)) {
       if (role !== "numbers") state[`text ${role}`] = model.text;
     }

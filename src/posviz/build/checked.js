@@ -3,7 +3,7 @@
 // name if it differs. The runtime worker (worker.js), the frames (frames.js) and
 // the service worker (sw.js) are each joined after this file by the build;
 // Node require()s it for its unit tests (tests/js/checked.test.js).
-(function (root, factory) {
+((root, factory) => {
   if (typeof module === "object" && module.exports) module.exports = factory();
   else root.posvizChecked = factory();
 })(typeof self !== "undefined" ? self : this, () => {
@@ -31,7 +31,7 @@
     try {
       response = await fetcher(url, init);
     } catch (error) {
-      throw new Error(`${path} could not be fetched: ${String((error && error.message) || error)}`);
+      throw new Error(`${path} could not be fetched: ${String((error?.message) || error)}`);
     }
     if (response.status === 404) throw new Error(`${path} is missing from the site (HTTP 404)`);
     if (!response.ok) throw new Error(`${path} could not be fetched (HTTP ${response.status})`);

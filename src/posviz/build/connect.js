@@ -8,10 +8,11 @@
 // page script. Every page loads this one file; the page's own settings come
 // just before it (#posviz-page): its route, the build's id, and its scripts that
 // carry an integrity sha256 (build/export.py, rewrite_page).
-(function () {
+(() => {
   const settings = JSON.parse(document.getElementById("posviz-page").textContent);
   const {route: ROUTE, build: BUILD, pinned: PINNED} = settings;
-  const worker = (window.posvizWorker = {early: [], onmessage: null, attempt: 0, dedicated: false});
+  const worker = {early: [], onmessage: null, attempt: 0, dedicated: false};
+  window.posvizWorker = worker; // the page's other scripts (loader.js, frames.js) talk through it
   // Messages wait here until Panel's handler exists (the loader replays them).
   const deliver = (event) => (worker.onmessage ? worker.onmessage(event) : worker.early.push(event));
   const local = (data) => deliver({data});
@@ -70,7 +71,7 @@
   // every page (and one opened later) joins the same replacement.
   const GENERATION = "posviz-worker-generation";
   const stored = () => {
-    try { return Number(localStorage.getItem(GENERATION)) || 0; } catch (error) { return 0; }
+    try { return Number(localStorage.getItem(GENERATION)) || 0; } catch { return 0; }
   };
   worker.generation = stored();
   worker.connect = () => {
@@ -78,7 +79,7 @@
     if (worker.attempt > 1 && !worker.dedicated) {
       // Every page that lost generation g moves to g + 1, or later if one already has.
       worker.generation = Math.max(stored(), worker.generation + 1);
-      try { localStorage.setItem(GENERATION, String(worker.generation)); } catch (error) { /* none */ }
+      try { localStorage.setItem(GENERATION, String(worker.generation)); } catch { /* none */ }
     }
     let host = null;
     let port = null;

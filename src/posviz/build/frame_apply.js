@@ -4,7 +4,7 @@
 // `columns[n]` = [byte offset, length, dtype, shape]. Used by the static site
 // (frames.js, window.posvizFrameApply) and by posviz.widget (widget.js, inlined);
 // Node require()s it for its unit tests (tests/js/frame_apply.test.js).
-(function (root, factory) {
+((root, factory) => {
   if (typeof module === "object" && module.exports) module.exports = factory();
   else root.posvizFrameApply = factory();
 })(typeof self !== "undefined" ? self : this, () => {
@@ -22,7 +22,7 @@
   function image(columns, pool, ref, like) {
     const values = column(columns, pool, ref);
     const shape = columns[ref.$][3];
-    if (like && like.shape && like.constructor !== Array) {
+    if (like?.shape && like.constructor !== Array) {
       try { return new like.constructor(values, shape); } catch (_error) { /* rows below */ }
     }
     const rows = [];

@@ -11,7 +11,7 @@
 // figure listens from the paint on its own: one whose frames are late says
 // "Computing…" and hands the value on, and never waits for another's files.
 // Deep links are read and written by the grammar Python uses (links.js).
-(function () {
+(() => {
   const settings = document.getElementById("posviz-frames");
   if (!settings) return;
   const CONFIG = JSON.parse(settings.textContent);
@@ -22,8 +22,8 @@
     ? "This state needs Python: serve this page's folder (see the note at the top)"
     : "Computing… (waiting for Python)";
   const body = document.body;
-  const api = (window.posvizFrames = {
-    figures: {}, state: {}, loaded: {}, asked: {}, computed: {}, profile: {}});
+  const api = {figures: {}, state: {}, loaded: {}, asked: {}, computed: {}, profile: {}};
+  window.posvizFrames = api; // loader.js hands it the worker's frames; tests read it
   body.dataset.posvizFrames = "loading";
   const live = () => body.dataset.posviz === "live";
 
@@ -42,7 +42,7 @@
     scripts[src] = scripts[src] || new Promise((resolve, reject) => {
       const tag = document.createElement("script");
       tag.src = src;
-      tag.onload = () => resolve((self.posvizFrameFiles || {})[id]);
+      tag.onload = () => resolve(self.posvizFrameFiles?.[id]);
       tag.onerror = () => reject(new Error(`${src} could not be loaded`));
       document.head.appendChild(tag);
     });
@@ -99,8 +99,8 @@
     const found = {widgets: {}, text: {}, named: {}, plots: [], toggle: null};
     for (const model of models) {
       const name = model.properties.name ? model.name : null;
-      if (name && name.startsWith(index.prefix)) found.named[name] = model;
-      if (name && name.startsWith(index.prefix) && isPlot(model)) found.plots.push(model);
+      if (name?.startsWith(index.prefix)) found.named[name] = model;
+      if (name?.startsWith(index.prefix) && isPlot(model)) found.plots.push(model);
       if (hasClass(model, "posviz-readout")) found.text.readout = model;
       if (hasClass(model, "posviz-alt")) found.text.alt = model;
       if (hasClass(model, "posviz-numbers")) found.text.numbers = model;
@@ -201,7 +201,7 @@
   function askPython(figure) {
     const worker = window.posvizWorker;
     const files = CONFIG.figures[figure.id];
-    if (!worker || !worker.port || live() || !files || !files.module) return;
+    if (!worker?.port || live() || !files || !files.module) return;
     const values = settled(figure, figure.values);
     if (!values) return;
     figure.asked = keyOf(figure, values);
@@ -249,7 +249,7 @@
   // The numpy tier refused the figure's values: say why, as Python's notice would,
   // and go back to the last state shown (a frame's, when there is one).
   function refused(figure, why) {
-    const written = Object.values((linkAsked.written || {})[figure.id] || {});
+    const written = Object.values(linkAsked.written?.[figure.id] || {});
     const what = written.length ? written.join(", ") : `figure ${figure.id}`;
     console.warn(`posviz frames: ${what}: ${why}`);
     showNotice([...linkAsked.problems, `${what}: ${why}`]);
@@ -304,7 +304,7 @@
     const {index} = figure;
     const slider = index.sliders.find((s) => s.name === moved);
     let key;
-    if (slider && slider.implied) {
+    if (slider?.implied) {
       const target = index.moves[moved][String(values[moved])];
       key = target === null ? keyOf(figure, current) : target;
     } else {
@@ -354,12 +354,12 @@
 
   function tellPython() {
     const worker = window.posvizWorker;
-    if (worker && worker.port) worker.postMessage({type: "search", search: currentSearch()});
+    if (worker?.port) worker.postMessage({type: "search", search: currentSearch()});
   }
 
   // The page's deep-link notice (Python's DeepLinks.notice), with `problems`.
   function showNotice(problems) {
-    const doc = window.Bokeh && Bokeh.documents && Bokeh.documents[0];
+    const doc = window.Bokeh && Bokeh.documents?.[0];
     if (!doc || !problems.length) return;
     const notice = [...doc.all_models].find((model) => hasClass(model, "posviz-notice"));
     if (!notice) return;
@@ -481,7 +481,7 @@
   }
 
   async function load(id) {
-    const doc = window.Bokeh && Bokeh.documents && Bokeh.documents[0];
+    const doc = window.Bokeh && Bokeh.documents?.[0];
     try {
       const [indexBytes, pool] = await fetched[id];
       const t = performance.now();
@@ -544,7 +544,7 @@
   }
 
   async function start() {
-    const doc = window.Bokeh && Bokeh.documents && Bokeh.documents[0];
+    const doc = window.Bokeh && Bokeh.documents?.[0];
     if (!doc) return;
     api.startedAt = performance.now();
     linkAsked = Links.read(window.location.search, PAGE);
@@ -573,8 +573,8 @@
 
   // After the paint, as Python's start is: the frames never delay the figures.
   const whenPainted = () => {
-    const roots = window.Bokeh && Bokeh.index && Bokeh.index.roots;
-    if (roots && roots.length && roots.every((v) => v.has_finished && v.has_finished())) {
+    const roots = window.Bokeh && Bokeh.index?.roots;
+    if (roots?.length && roots.every((v) => v.has_finished?.())) {
       start().catch((error) => {
         console.error("posviz frames:", error);
         body.dataset.posvizFrames = "failed";

@@ -11,20 +11,21 @@
 // views_manager.build_view, then view.build into the root's element). Before
 // that, the island keeps the height its figure will take (site.css), so the
 // reader never scrolls onto a blank box. Printing draws every figure first.
-(function () {
-  const Document = window.Bokeh && Bokeh.require && Bokeh.require("document").Document;
+(() => {
+  const Document = window.Bokeh && Bokeh.require?.("document").Document;
   // posvizLazyOff: every figure at once, as before (benchmarks/lazy.py's A/B).
   if (!Document || !Bokeh.embed || window.posvizLazyOff) return;
   const AHEAD = "100% 0px 100% 0px"; // one screen above and below the viewport
   const pending = new Map(); // element id → {model, doc, el, island}
   const drawn = new Set(); // element ids whose figure has been drawn
   let embedding = null; // the elements of the embed in progress, by root index
-  const api = (window.posvizLazy = {
+  const api = {
     // figure ids whose islands wait to be drawn, in page order
     waiting: () => [...pending.values()].map((p) => Number(p.island.dataset.figure)),
     joined: [], // figure ids in the order they were drawn after the page's embed
     joinAll: () => Promise.all([...pending.keys()].map(join)), // print; tests and benchmarks
-  });
+  };
+  window.posvizLazy = api;
 
   const islandOf = (el) => (el ? el.closest(".posviz-island") : null);
   const near = (island) => {

@@ -5,7 +5,7 @@
 // here without the same change there fails both suites. A page describes its
 // sliders as data (deeplinks.page_spec): {single, figures: [{id, sliders}]}.
 // Loaded by the page as a script (window.posvizLinks) and by Node's tests.
-(function (root, factory) {
+((root, factory) => {
   if (typeof module === "object" && module.exports) module.exports = factory();
   else root.posvizLinks = factory();
 })(typeof self !== "undefined" ? self : this, () => {

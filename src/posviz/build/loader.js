@@ -7,7 +7,7 @@
 // it: a figure without a frame module, or window.posvizPanel === "eager" (the
 // test harness sets it), or a call of window.posvizNeedPanel().
 // window.posvizRuntime tells which runtime this page joined (see worker.js).
-(function () {
+(() => {
   const body = document.body;
   const worker = pyodideWorker;
   body.dataset.posviz = "loading";
@@ -172,7 +172,7 @@
         bar.remove();
       }
     } catch (error) {
-      fail(String((error && error.message) || error));
+      fail(String((error?.message) || error));
     }
   };
   // The numpy tier answers every figure here and no one asked for Panel: the
@@ -208,8 +208,8 @@
   const framesIn = () => !framesSettings
     || (body.dataset.posvizFrames && body.dataset.posvizFrames !== "loading");
   const painted = () => {
-    const roots = window.Bokeh && Bokeh.index && Bokeh.index.roots;
-    if (roots && roots.length) return roots.every((v) => v.has_finished && v.has_finished());
+    const roots = window.Bokeh && Bokeh.index?.roots;
+    if (roots?.length) return roots.every((v) => v.has_finished?.());
     return !islands.length && document.readyState === "complete"; // nothing to draw
   };
   const whenPainted = () => {

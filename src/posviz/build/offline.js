@@ -7,7 +7,7 @@
 // without service workers; embedded pages (frames) keep files but show no control.
 // <html data-posviz-offline> says where it stands (tests wait on it):
 // "starting", "none", "visited", "saving", "saved", "failed" or "unsupported".
-(function () {
+(() => {
   const root = document.documentElement;
   const CSS = __CSS__;
   const mark = (value) => { root.dataset.posvizOffline = value; };
@@ -81,12 +81,12 @@
       last = {...last, saving: true};
       show();
       // Ask the browser not to evict the copy; it may say no, and the copy stays anyway.
-      if (navigator.storage && navigator.storage.persist) navigator.storage.persist().catch(() => {});
+      if (navigator.storage?.persist) navigator.storage.persist().catch(() => {});
     }
   }
 
   let worker = null; // the active service worker
-  const post = (message) => worker && worker.postMessage(message);
+  const post = (message) => worker?.postMessage(message);
 
   let newest = {instance: null, seq: 0}; // the newest message shown (sw.js numbers them)
   container.addEventListener("message", (event) => {
@@ -128,7 +128,7 @@
   // fetched (window.posvizRuntime.fetched), which is in the browser's HTTP cache
   // by then: the copy costs the link nothing, and fetches no Panel a reader never used.
   function whenUp(then) {
-    const up = () => ["numpy", "live"].includes(document.body && document.body.dataset.posviz);
+    const up = () => ["numpy", "live"].includes(document.body?.dataset.posviz);
     if (!window.posvizWorker) return;
     let kept = "";
     const keep = () => {
@@ -143,7 +143,7 @@
   }
 
   // The runtime's files as URLs: each path is the worker's, relative to the site.
-  const fetched = () => ((window.posvizRuntime && window.posvizRuntime.fetched) || [])
+  const fetched = () => ((window.posvizRuntime?.fetched) || [])
     .map((path) => new URL(path, document.baseURI).href);
 
   const loaded = new Promise((resolve) => {
@@ -162,7 +162,7 @@
       // A frame whose storage the browser blocks, a host that refuses the
       // script: the page reads as before, without an offline copy.
       mark("unsupported");
-      console.warn("posviz: no offline copy:", (error && error.message) || error);
+      console.warn("posviz: no offline copy:", (error?.message) || error);
     });
   // A rebuilt site's new worker took over: the next message says its state.
   container.addEventListener("controllerchange", () => {

@@ -1,7 +1,7 @@
 // posviz: the pure rules of the offline copy, shared by the service worker
 // (build/sw.js, joined after this file into posviz-sw.js) and node's tests
 // (tests/js/offline.test.js). Nothing here touches a cache or the network.
-(function (root, factory) {
+((root, factory) => {
   if (typeof module === "object" && module.exports) module.exports = factory();
   else root.PosvizOffline = factory();
 })(typeof self !== "undefined" ? self : this, () => {

@@ -6,7 +6,7 @@
 // (posviz.runtime.compute.REQUEST_FIELDS; tests/test_protocol.py holds the two
 // alike). The build joins this file before worker.js and frames.js; Node
 // require()s it for its unit tests (tests/js/protocol.test.js).
-(function (root, factory) {
+((root, factory) => {
   if (typeof module === "object" && module.exports) module.exports = factory();
   else root.posvizProtocol = factory();
 })(typeof self !== "undefined" ? self : this, () => {
@@ -82,7 +82,7 @@
     if (sizeOf(message, limit) > limit) {
       return `posviz worker: refused a ${type} message of more than ${limit} bytes`;
     }
-    const fields = Object.prototype.hasOwnProperty.call(TO_WORKER, message.type)
+    const fields = Object.hasOwn(TO_WORKER, message.type)
       ? TO_WORKER[message.type] : null;
     if (!fields) return `posviz worker: unknown message type ${type}`;
     for (const [field, kind] of Object.entries(fields)) {
@@ -103,7 +103,7 @@
 
   // A reader's line for an error (a Python traceback's last line) and the whole of it.
   function describe(error) {
-    const text = String((error && error.message) || error);
+    const text = String((error?.message) || error);
     const lines = text.trim().split("\n").filter((line) => line.trim());
     return {msg: lines.length ? lines[lines.length - 1].trim() : text, detail: text};
   }

@@ -52,7 +52,7 @@ async function fetchAndKeep(cache, path, mode = "no-cache") {
     try {
       response = await fetch(canonical(path), {cache: each});
     } catch (error) {
-      throw new Error(`${path} could not be fetched (${(error && error.message) || error})`);
+      throw new Error(`${path} could not be fetched (${(error?.message) || error})`);
     }
     if (!response.ok) throw new Error(`${path} could not be fetched (HTTP ${response.status})`);
     if (await keep(cache, path, response)) return;
@@ -125,7 +125,7 @@ function save() {
       };
       await fill(Object.keys(FILES), step, "no-cache", have);
     } catch (error) {
-      tell(numbered({type: "failed", msg: String((error && error.message) || error)}));
+      tell(numbered({type: "failed", msg: String((error?.message) || error)}));
     } finally {
       saving = null;
       tell(await state());
@@ -169,7 +169,7 @@ self.addEventListener("activate", (event) => {
 self.addEventListener("message", (event) => {
   const message = event.data || {};
   const source = event.source;
-  const answer = async () => source && source.postMessage(await state());
+  const answer = async () => source?.postMessage(await state());
   if (message.type === "keep") {
     const paths = keepSet(FILES, (message.paths || []).map((url) => pathOf(url, SCOPE)), message.runtime);
     event.waitUntil(fill(paths, undefined, "force-cache").catch((error) => console.warn("posviz offline:", error.message)).then(answer));

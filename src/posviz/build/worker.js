@@ -37,7 +37,7 @@ const locks = (() => {
   try {
     return self.navigator && navigator.locks && typeof navigator.locks.request === "function"
       ? navigator.locks : null;
-  } catch (error) {
+  } catch {
     return null;
   }
 })();
@@ -145,7 +145,9 @@ Promise.allSettled(first).then(async () => {
   await panelWanted;
   release();
 });
-[...fetched, ...core.values(), ...packages.values()].forEach((promise) => promise.catch(() => {})); // reported by boot()
+for (const promise of [...fetched, ...core.values(), ...packages.values()]) {
+  promise.catch(() => {}); // reported by boot()
+}
 
 // Pyodide fetches its files itself: hand it the checked bytes instead.
 async function loadCheckedPyodide(options) {
@@ -450,7 +452,7 @@ class Connection {
   async compute(message) {
     try {
       await numpyTier();
-    } catch (error) {
+    } catch {
       return; // the page hears why from render()
     }
     if (this.closed) return;

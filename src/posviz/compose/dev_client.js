@@ -138,11 +138,11 @@
     const embed = [...doc.querySelectorAll("script")].find((s) =>
       s.textContent.includes("embed_items("),
     );
-    const json = embed && embed.textContent.match(/getElementById\('([^']+)'\)/);
+    const json = embed?.textContent.match(/getElementById\('([^']+)'\)/);
     const data = json && doc.getElementById(json[1]);
     if (!digest || !fresh || !main || !data || !sameFigures(main, fresh)) return false;
     const old = window.Bokeh && Bokeh.documents ? [...Bokeh.documents] : [];
-    for (const view of (window.Bokeh && Bokeh.index && Bokeh.index.roots) || []) {
+    for (const view of (window.Bokeh && Bokeh.index?.roots) || []) {
       if (old.includes(view.model.document)) view.remove();
     }
     const islands = islandsOf(fresh);

@@ -2,9 +2,10 @@
 // Panel and Bokeh (see page_script.py). Run on each document's document_ready.
 const PAGE_CSS = __PAGE_CSS__, THEMES = __THEMES__, THEMED = __THEMED__;
 const REMAPPED = __REMAPPED__, LIGHT_INKS = __LIGHT_INKS__;
-const state = window.__posvizAccess || (window.__posvizAccess = {
+if (!window.__posvizAccess) window.__posvizAccess = {
   roots: new WeakSet(), docs: new WeakSet(), saved: new Map(), dirty: new Set(), queued: false,
-});
+};
+const state = window.__posvizAccess;
 if (!document.getElementById('posviz-page-css')) {
   const style = document.createElement('style');
   style.id = 'posviz-page-css';
@@ -85,7 +86,10 @@ function theme() {
         }
       }
       if (Object.keys(change).length) {
-        if (!saved) state.saved.set(model, saved = {});
+        if (!saved) {
+          saved = {};
+          state.saved.set(model, saved);
+        }
         for (const name of Object.keys(change)) {
           if (!(name in saved)) saved[name] = props[name].get_value();
         }

@@ -8,7 +8,7 @@ try {
 }
 if (id) {
   const find = (root) => {
-    const hit = root.querySelector('[id="' + id.replace(/"/g, '') + '"]');
+    const hit = root.querySelector(`[id="${id.replace(/"/g, '')}"]`);
     if (hit) return hit;
     for (const host of root.querySelectorAll('*')) {
       if (host.shadowRoot) { const inner = find(host.shadowRoot); if (inner) return inner; }

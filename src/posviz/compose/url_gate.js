@@ -12,7 +12,7 @@
 // - still waiting when the page is hidden (a link followed), is written then.
 // A write that leaves the document passes straight through.
 // page_script.js guards the page; Node require()s this for tests/js/url_gate.test.js.
-(function (root, factory) {
+((root, factory) => {
   if (typeof module === "object" && module.exports) module.exports = factory();
   else root.posvizUrlGate = factory();
 })(typeof self !== "undefined" ? self : this, () => {
@@ -47,7 +47,7 @@
         landed = clock.now();
         gate.writes += 1;
       } catch (error) {
-        if (!error || error.name !== "SecurityError") throw error;
+        if (error?.name !== "SecurityError") throw error;
         gate.refused += 1;
         win.console.warn(`posviz: the browser refused a URL write (${error.message}); trying again`);
         waiting = args; // unless a later write comes first: it takes this one's place
@@ -62,8 +62,9 @@
     }
 
     function guarded(name) {
-      return function write(data, unused, url) {
-        if (!sameDocument(url)) return native[name].apply(history, arguments);
+      return function write(...args) {
+        const [data, unused, url] = args;
+        if (!sameDocument(url)) return native[name].apply(history, args);
         if (waiting) gate.merged += 1;
         waiting = [data, unused, url];
         if (timer !== null) return undefined;

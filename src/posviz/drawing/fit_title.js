@@ -11,8 +11,10 @@ function posvizFitTitle(plot, title, base, pad, smallest) {
   if (!view || !title.text) return;
   const canvas = view.bbox.width, left = view.frame.bbox.x0;
   const font = typeof title.text_font === "string" ? title.text_font : title.text_font.value;
-  const measure = window.__posvizTitleMeasure
-    || (window.__posvizTitleMeasure = document.createElement("canvas").getContext("2d"));
+  if (!window.__posvizTitleMeasure) {
+    window.__posvizTitleMeasure = document.createElement("canvas").getContext("2d");
+  }
+  const measure = window.__posvizTitleMeasure;
   measure.font = `${title.text_font_style} ${base}px ${font}`;
   const width = Math.max(...title.text.split("\n").map((line) => measure.measureText(line).width));
   let offset = 0, size = base;

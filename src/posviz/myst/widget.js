@@ -29,7 +29,7 @@ function render({model, el}) {
   const heard = (event) => {
     const data = event.data;
     if (event.source !== frame.contentWindow || event.origin !== src.origin) return;
-    if (!data || data.posviz !== "height" || !Number.isFinite(data.height)) return;
+    if (data?.posviz !== "height" || !Number.isFinite(data.height)) return;
     const height = Math.max(least, Math.min(Math.ceil(data.height), MAX_HEIGHT));
     frame.style.height = `${height}px`;
     frame.dataset.posvizHeight = String(height);

@@ -3,7 +3,6 @@
 // JavaScript shows no control that cannot work; this script shows it. Results
 // are links to pages and to their sections, announced by a polite status line.
 (() => {
-  "use strict";
   const form = document.querySelector("form.posviz-search");
   if (!form) return;
   const input = form.querySelector("input[type=search]");
@@ -102,6 +101,7 @@
     try {
       found = await (await load()).search(term);
     } catch (error) {
+      console.error("posviz: search could not load its index:", error);
       if (mine !== asked) return;
       form.dataset.state = "failed";
       status.textContent =
