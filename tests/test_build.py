@@ -10,6 +10,7 @@ import pytest
 
 from posviz.build.export import EXEMPT, build, stable_ids
 from posviz.build.scan import scan, scan_text
+from tests.support.site import worker_site
 
 
 @pytest.mark.parametrize(
@@ -116,8 +117,7 @@ def test_built_site_is_self_contained_and_described(built_site):
         assert by_path[f"figure-{figure_id}.html"]["figures"] == [figure_id]
     for page in manifest["pages"]:
         assert (built_site / page["path"]).is_file()
-    worker = (built_site / "posviz-worker.js").read_text()
-    site = json.loads(worker.split("const SITE = ", 1)[1].split(";\nconst SHARED", 1)[0])
+    site = worker_site(built_site)
     for wheel in site["wheels"]:
         data = (built_site / wheel["path"]).read_bytes()
         assert hashlib.sha256(data).hexdigest() == wheel["sha256"], wheel
@@ -137,11 +137,6 @@ def test_posviz_wheel_carries_the_content_but_not_the_build(built_site):
         assert f"posviz/__pycache__/{module}.cpython-312.pyc" not in names
     assert "posviz/embed.js" not in names
     assert "posviz/__pycache__/urls.cpython-312.pyc" in names  # a leaf the browser imports
-
-
-def site_config(built_site) -> dict:
-    worker = (built_site / "posviz-worker.js").read_text()
-    return json.loads(worker.split("const SITE = ", 1)[1].split(";\nconst SHARED", 1)[0])
 
 
 def test_the_site_ships_a_lock_of_its_own_packages_and_pins_what_it_wrote(built_site):
@@ -166,13 +161,13 @@ def test_the_site_ships_a_lock_of_its_own_packages_and_pins_what_it_wrote(built_
     # pyodide.mjs is for ES-module workers: the site's worker runs pyodide.js.
     assert not (folder / "pyodide.mjs").exists()
     # The worker checks each core file against the bytes the build wrote.
-    pins = {file["name"]: file["sha256"] for file in site_config(built_site)["core"]}
+    pins = {file["name"]: file["sha256"] for file in worker_site(built_site)["core"]}
     assert set(pins) == core | {"pyodide-lock.json"}
     for name, expected in pins.items():
         assert hashlib.sha256((folder / name).read_bytes()).hexdigest() == expected, name
     assert pins["pyodide.asm.wasm"] == distribution.CORE_PINS["pyodide.asm.wasm"]  # as upstream
     # The worker fetches and checks the lock's files itself, numpy's with the core files.
-    listed = site_config(built_site)["packages"]
+    listed = worker_site(built_site)["packages"]
     assert {(p["path"], p["sha256"]) for p in listed} == {
         (f"pyodide/{entry['file_name']}", entry["sha256"]) for entry in lock["packages"].values()
     }

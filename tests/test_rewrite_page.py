@@ -18,6 +18,7 @@ from posviz.build.export import (
     share_page_scripts,
     write_worker,
 )
+from tests.support.site import worker_site
 
 # The parts of a `panel convert --to pyodide-worker` page that posviz edits.
 PAGE = """<!DOCTYPE html>
@@ -153,8 +154,7 @@ def test_write_worker_stamps_the_build_into_every_page(tmp_path):
     write_worker(tmp_path, ["demo-1.0-py3-none-any.whl"], "pyodide/", "static/", "3.12")
     stamped = {(tmp_path / n).read_text() for n in ("a.html", "b.html")}
     assert len(stamped) == 1 and BUILD_PLACEHOLDER not in stamped.pop()
-    worker = (tmp_path / "posviz-worker.js").read_text()
-    site = json.loads(worker.split("const SITE = ", 1)[1].split(";\nconst SHARED", 1)[0])
+    site = worker_site(tmp_path)
     assert site["wheels"] == [
         {
             "path": "wheels/demo-1.0-py3-none-any.whl",
