@@ -249,7 +249,7 @@ JS_SEAMS = (
         "BokehJS",
         BOKEH_MAIN,
         (r"get is_unset\(\)\{", r"\bget_value\(\)\{"),
-        ("build/frames.js", "compose/page_script.js"),
+        ("build/frame_index.js", "compose/page_script.js"),
         "reading a model's set properties to walk its subtree and to theme it",
     ),
     JsSeam(
@@ -265,7 +265,7 @@ JS_SEAMS = (
         "BokehJS",
         BOKEH_MAIN,
         (r"get_model_by_name\(\w\)\{", r"get all_models\(\)"),
-        ("build/frames.js", "widget.js"),
+        ("build/frame_index.js", "build/frames.js", "widget.js"),
         "the named models a frame's keys point at",
     ),
     JsSeam(

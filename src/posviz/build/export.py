@@ -586,7 +586,14 @@ def pin_scripts(out: Path) -> None:
 # The scripts each of the site's own scripts is joined from, in order: the shared
 # modules (each sets one global, posvizChecked and so on) before the one that uses them.
 WORKER_PARTS = ("protocol.js", "checked.js", "worker.js")  # the last one takes SITE
-FRAMES_PARTS = ("links.js", "frame_apply.js", "protocol.js", "checked.js", "frames.js")
+FRAMES_PARTS = (
+    "links.js",
+    "frame_apply.js",
+    "frame_index.js",
+    "protocol.js",
+    "checked.js",
+    "frames.js",
+)
 SERVICE_WORKER_PARTS = ("checked.js", "offline_core.js", "sw.js")  # the last one takes OFFLINE
 
 

@@ -31,6 +31,7 @@
     .replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
 
   const Checked = window.posvizChecked; // checked.js, joined before this file
+  const Index = window.posvizFrameIndex; // frame_index.js, likewise
 
   // A page opened as a file: browsers refuse fetch there, so each figure's files
   // come as one script beside them (frames/<id>.js, base64), checked alike.
@@ -62,68 +63,6 @@
       packed = (await Checked.fetchChecked(url, file.path, file.sha256)).bytes;
     }
     return Checked.gunzip(packed);
-  }
-
-  // Every model reachable from `root` through its properties.
-  function subtree(root) {
-    const seen = new Set();
-    const stack = [root];
-    const visit = (value) => {
-      if (value == null || typeof value !== "object") return;
-      if (value.properties && value.id !== undefined) stack.push(value);
-      else if (Array.isArray(value)) value.forEach(visit);
-      else if (value instanceof Map) value.forEach(visit);
-      else if (Object.getPrototypeOf(value) === Object.prototype) Object.values(value).forEach(visit);
-    };
-    while (stack.length) {
-      const model = stack.pop();
-      if (seen.has(model)) continue;
-      seen.add(model);
-      for (const property of Object.values(model.properties)) {
-        if (!property.is_unset) visit(property.get_value());
-      }
-    }
-    return seen;
-  }
-
-  // A Bokeh plot (a legend entry has renderers too, but no title).
-  const isPlot = (model) => Boolean(model.properties.renderers && model.properties.title);
-  const hasClass = (model, css) =>
-    model.properties.css_classes && (model.css_classes || []).includes(css);
-
-  // The pre-rendered models of one figure: widgets, named plots and text panes.
-  function findModels(doc, index) {
-    const root = doc.get_model_by_name(`figure-${index.figure}`);
-    if (!root) throw new Error(`figure ${index.figure} is not on the page`);
-    const models = [...subtree(root)];
-    const found = {widgets: {}, text: {}, named: {}, plots: [], toggle: null};
-    for (const model of models) {
-      const name = model.properties.name ? model.name : null;
-      if (name?.startsWith(index.prefix)) found.named[name] = model;
-      if (name?.startsWith(index.prefix) && isPlot(model)) found.plots.push(model);
-      if (hasClass(model, "posviz-readout")) found.text.readout = model;
-      if (hasClass(model, "posviz-alt")) found.text.alt = model;
-      if (hasClass(model, "posviz-numbers")) found.text.numbers = model;
-      if (hasClass(model, "posviz-numbers-toggle")) found.toggle = model;
-      if (model.properties.text && typeof model.text === "string" && model.text.includes("posviz-deeplink")) {
-        found.text.link = model;
-      }
-    }
-    const isWidget = (slider) => (model) => slider.kind === "buttons"
-      ? model.properties.labels && model.properties.active
-        && JSON.stringify(model.labels) === JSON.stringify(slider.labels)
-      : model.properties.value && model.properties.title && model.title === slider.label
-        && model.properties.start;
-    for (const slider of index.sliders) {
-      let widget = models.find(isWidget(slider));
-      if (!widget) {  // not reached from the figure's column: unique on the page, then
-        const everywhere = [...doc.all_models].filter(isWidget(slider));
-        if (everywhere.length === 1) widget = everywhere[0];
-      }
-      if (!widget) throw new Error(`figure ${index.figure}: no widget for ${slider.name} on the page`);
-      found.widgets[slider.name] = widget;
-    }
-    return found;
   }
 
   // One frame onto the models of one figure (build/frame_apply.js, concatenated
@@ -202,32 +141,12 @@
     const worker = window.posvizWorker;
     const files = CONFIG.figures[figure.id];
     if (!worker?.port || live() || !files || !files.module) return;
-    const values = settled(figure, figure.values);
+    const values = Index.settled(figure.index, figure.values);
     if (!values) return;
-    figure.asked = keyOf(figure, values);
+    figure.asked = Index.keyOf(figure.index, values);
     api.asked[figure.id] = (api.asked[figure.id] || 0) + 1;
     worker.postMessage({type: "compute", figure: figure.id, request: {
       module: files.module, figure: figure.id, values, link: files.link}});
-  }
-
-  // The values with each implied slider (a preset) as the others imply it: the
-  // option whose move leads to this state, else the one that keeps any (custom).
-  // Null when the figure has implied sliders but no frames to say which.
-  function settled(figure, values) {
-    const implied = figure.index.sliders.filter((s) => s.implied);
-    if (!implied.length) return {...values};
-    if (!figure.index.moves) return null;
-    const key = keyOf(figure, values);
-    const found = {...values};
-    for (const slider of implied) {
-      const moves = figure.index.moves[slider.name];
-      const options = Object.keys(moves);
-      const named = options.find((option) => moves[option] === key)
-        ?? options.find((option) => moves[option] === null);
-      if (named === undefined) return null;
-      found[slider.name] = slider.options.find((o) => String(o) === named);
-    }
-    return found;
   }
 
   // The worker's answer (loader.js hands it over): shown if the reader is still there.
@@ -239,7 +158,7 @@
       refused(figure, answer.refused);
       return;
     }
-    if (!answer.text || keyOf(figure, answer.values) !== keyOf(figure, figure.values)) return;
+    if (!answer.text || Index.keyOf(figure.index, answer.values) !== Index.keyOf(figure.index, figure.values)) return;
     const pool = message.pool.buffer.slice(message.pool.byteOffset, message.pool.byteOffset + message.pool.byteLength);
     show(figure, {...answer, pool});
     api.state[figure.id] = "python";
@@ -254,7 +173,7 @@
     console.warn(`posviz frames: ${what}: ${why}`);
     showNotice([...linkAsked.problems, `${what}: ${why}`]);
     figure.refusedLink = true;
-    const frame = figure.index.frames ? frameFor(figure, figure.good, null) : null;
+    const frame = figure.index.frames ? Index.frameFor(figure.index, figure.good, null, figure.values) : null;
     if (frame) showFrame(figure, frame);
     else restorePaint(figure);
     api.state[figure.id] = "refused";
@@ -294,24 +213,6 @@
     }
     showNumbers(figure);
     api.state[figure.id] = "computing";
-  }
-
-  const keyOf = (figure, values) => JSON.stringify(
-    figure.index.sliders.filter((s) => !s.implied).map((s) => values[s.name]));
-
-  // The frame for the figure's values, if the build computed it.
-  function frameFor(figure, values, moved, current = figure.values) {
-    const {index} = figure;
-    const slider = index.sliders.find((s) => s.name === moved);
-    let key;
-    if (slider?.implied) {
-      const target = index.moves[moved][String(values[moved])];
-      key = target === null ? keyOf(figure, current) : target;
-    } else {
-      key = keyOf(figure, values);
-    }
-    const at = key === undefined ? undefined : index.states[key];
-    return at === undefined ? null : index.frames[at];
   }
 
   // The URL, written at most every URL_GAP ms with the last value always written:
@@ -361,7 +262,7 @@
   function showNotice(problems) {
     const doc = window.Bokeh && Bokeh.documents?.[0];
     if (!doc || !problems.length) return;
-    const notice = [...doc.all_models].find((model) => hasClass(model, "posviz-notice"));
+    const notice = [...doc.all_models].find((model) => Index.hasClass(model, "posviz-notice"));
     if (!notice) return;
     notice.text = escapeHtml(Links.noticeHtml(problems));
     notice.visible = true;
@@ -373,7 +274,7 @@
     figure.touched = true;
     const before = {...figure.values};
     const values = {...figure.values, [name]: value};
-    const frame = figure.index.frames ? frameFor(figure, values, name) : null;
+    const frame = figure.index.frames ? Index.frameFor(figure.index, values, name, figure.values) : null;
     if (frame) {
       showFrame(figure, frame);
     } else {
@@ -415,7 +316,7 @@
     for (const slider of index.sliders) {
       if (!(slider.name in link)) continue;
       values = {...values, [slider.name]: link[slider.name]};
-      const next = framed ? frameFor(figure, values, slider.name, current) : null;
+      const next = framed ? Index.frameFor(figure.index, values, slider.name, current) : null;
       if (next) {
         frame = next;
         current = {...next.values};
@@ -487,7 +388,7 @@
       const t = performance.now();
       const index = JSON.parse(new TextDecoder().decode(indexBytes));
       const parsed = performance.now();
-      const models = findModels(doc, index);
+      const models = Index.findModels(doc, index);
       // Where the time goes after the paint (benchmarks read it).
       api.profile[id] = {fetched: Math.round(t), parse: Math.round(parsed - t),
                          find: Math.round(performance.now() - parsed)};
@@ -505,7 +406,7 @@
     const index = {figure: Number(id), prefix: files.prefix, sliders: files.sliders, frames: null};
     const figure = {id: Number(id), index, saved: new Map(), applying: false, text: null};
     try {
-      figure.models = findModels(doc, index);
+      figure.models = Index.findModels(doc, index);
     } catch (error) {
       console.error("posviz frames:", error);
       return null;
@@ -532,8 +433,8 @@
     const link = linkAsked.values[id];
     if (link && !figure.touched && !figure.refusedLink) {
       applyLink(figure, link);
-    } else if (keyOf(figure, figure.values) !== keyOf(figure, opening.values)) {
-      const frame = frameFor(figure, figure.values, null);
+    } else if (Index.keyOf(figure.index, figure.values) !== Index.keyOf(figure.index, opening.values)) {
+      const frame = Index.frameFor(figure.index, figure.values, null, figure.values);
       if (frame) showFrame(figure, frame); // else it says "Computing…" and asked Python
     } else {
       figure.text = Object.fromEntries(Object.entries(opening.text).map(([r, at]) => [r, result.index.strings[at]]));

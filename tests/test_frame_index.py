@@ -1,0 +1,85 @@
+"""The browser's frame lookup (build/frame_index.js) on every shipped figure's real index.
+
+For each figure the built site ships, Node reads ``frames/<id>.json.gz`` as the
+page does and finds each state's frame from its values, as a reader's slider
+move or a deep link would; Python's ``key_of`` must give the same key.
+tests/js/frame_index.test.js covers the rules on hand-built indexes.
+"""
+
+import gzip
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from posviz.build.frames import key_of
+from posviz.figures import FIGURES
+
+FRAME_INDEX = Path(__file__).resolve().parents[1] / "src" / "posviz" / "build" / "frame_index.js"
+
+# For each frame of the index on stdin: its key, the frame found for its values
+# (by a link, and by moving each slider to it from the opening state), and the
+# values with each implied slider settled.
+LOOKUP = """
+const Index = require(process.argv[1]);
+const index = JSON.parse(require("node:fs").readFileSync(0, "utf-8"));
+const opening = index.frames[index.states[index.opening]].values;
+const at = (frame) => index.frames.indexOf(frame);
+const moveTo = (values, name) =>
+  Index.frameFor(index, {...opening, [name]: values[name]}, name, opening);
+const found = index.frames.map((frame, position) => ({
+  at: position,
+  key: Index.keyOf(index, frame.values),
+  linked: at(Index.frameFor(index, frame.values, null, frame.values)),
+  moved: Object.fromEntries(index.sliders.map((s) => [s.name, at(moveTo(frame.values, s.name))])),
+  settled: Index.settled(index, frame.values),
+}));
+console.log(JSON.stringify(found));
+"""
+
+
+@pytest.fixture(scope="module")
+def node():
+    found = shutil.which("node")
+    assert found, "Node is missing: ./dev test installs it (apt-get nodejs)"
+    return found
+
+
+def lookups(node, index: dict) -> list[dict]:
+    done = subprocess.run(
+        [node, "-e", LOOKUP, str(FRAME_INDEX)],
+        input=json.dumps(index),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("figure_id", sorted(FIGURES))
+def test_each_frame_is_found_from_its_values_as_python_keys_it(figure_id, built_site, node):
+    index = json.loads(
+        gzip.decompress((built_site / "frames" / f"{figure_id}.json.gz").read_bytes())
+    )
+    figure = FIGURES[figure_id]()
+    opening = index["frames"][index["states"][index["opening"]]]["values"]
+    for found in lookups(node, index):
+        values = index["frames"][found["at"]]["values"]
+        assert found["key"] == key_of(figure, values), (figure_id, values)
+        assert index["states"][found["key"]] == found["at"], (figure_id, values)
+        assert found["linked"] == found["at"], (figure_id, values)
+        assert found["settled"] == values, (figure_id, values)
+        implied = {s["name"] for s in index["sliders"] if s["implied"]}
+        for name, at in found["moved"].items():
+            one_moved = {**opening, name: values[name]}
+            if one_moved == values:  # this frame is one move from the opening state
+                assert at == found["at"], (figure_id, name, values)
+            elif name in implied:  # a preset moves to the state its move names (none: stays)
+                target = index["moves"][name][str(values[name])]
+                expected = index["states"][target if target is not None else index["opening"]]
+                assert at == expected, (figure_id, name, values)
+            elif at != -1:  # a frame was found: it must be the one for that move
+                assert index["frames"][at]["values"][name] == values[name], (figure_id, name)
