@@ -91,8 +91,17 @@ def figure_words(ids) -> list:
     return words
 
 
+# Fixtures that cost a whole site build: a test using one is ``slow`` (the fast
+# tier, ``./dev test --fast``, leaves it to the full run).
+BUILDS = {"built_site"}
+
+
 def pytest_collection_modifyitems(config, items):
-    """``--figure ID``: keep the tests that name the figure; the others are deselected."""
+    """Tests that need a built site are ``slow``; ``--figure ID`` keeps the tests that
+    name the figure, and deselects the others."""
+    for item in items:
+        if BUILDS & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
     ids = config.getoption("--figure", default=[])
     if not ids:
         return

@@ -1,0 +1,171 @@
+// The lazy join (build/lazy.js), run as the page runs it, in a stand-in window:
+// BokehJS's embed_items and Document.from_json, an IntersectionObserver the test
+// fires, and islands whose distance from the viewport the test sets. What is
+// checked is the bookkeeping: which roots wait, in which order, and what a join
+// builds and records.
+const test = require("node:test");
+const assert = require("node:assert/strict");
+const fs = require("node:fs");
+const path = require("node:path");
+const vm = require("node:vm");
+
+const SOURCE = fs.readFileSync(path.join(__dirname, "../../src/posviz/build/lazy.js"), "utf-8");
+
+// A page of islands: each {figure, top} is an island at ``top`` px holding one root element.
+function page(islands, {observer = true} = {}) {
+  const elements = {};
+  const built = [];
+  const indexed = [];
+  const listeners = {};
+  const frames = [];
+  let watch = null;
+  const watched = new Set();
+  for (const [i, {figure, top}] of islands.entries()) {
+    const island = {
+      dataset: {figure: String(figure)},
+      getBoundingClientRect: () => ({top, bottom: top + 400}),
+    };
+    const el = {id: `root-${i}`, closest: (css) => (css === ".posviz-island" ? island : null), island};
+    elements[el.id] = el;
+  }
+  const doc = {all_roots: [], views_manager: null}; // no views until the test says (views())
+  const Document = {from_json: () => doc};
+  const window = {
+    innerHeight: 800,
+    document: {getElementById: (id) => elements[id] || null},
+    requestAnimationFrame: (run) => frames.push(run),
+    addEventListener: (name, run) => { listeners[name] = run; },
+    matchMedia: () => ({addEventListener() {}}),
+    Bokeh: {
+      require: (name) => (name === "document" ? {Document} : null),
+      embed: {embed_items: (docsJson, items) => ({docsJson, items})},
+      index: {add: (view) => indexed.push(view)},
+    },
+  };
+  if (observer) {
+    window.IntersectionObserver = class {
+      constructor(callback) { watch = callback; }
+      observe(target) { watched.add(target); }
+      unobserve(target) { watched.delete(target); }
+    };
+  }
+  window.window = window;
+  const context = vm.createContext(window);
+  vm.runInContext(SOURCE, context);
+  // An embed of ``models``: root id m<i> is island i's element, and the document's
+  // root j goes where ``rootIds[j]`` says (in page order unless told).
+  const embed = (models, rootIds = models.map((_, i) => `m${i}`)) => {
+    const roots = Object.fromEntries(models.map((_, i) => [`m${i}`, `root-${i}`]));
+    window.Bokeh.embed.embed_items({}, [{docid: "d", root_ids: rootIds, roots}]);
+    doc.all_roots = models;
+    return window.Bokeh.require("document").Document.from_json();
+  };
+  const views = () => {
+    doc.views_manager = {
+      build_view: async (model) => ({model, build: (el) => built.push([model.name, el.id])}),
+    };
+  };
+  const scrollTo = (island) => watch([{isIntersecting: true, target: island}]);
+  return {window, elements, built, indexed, listeners, frames, watched, doc, embed, views, scrollTo};
+}
+
+// The page's arrays are of another realm (vm): copied into this one to compare.
+const waiting = (p) => [...p.window.posvizLazy.waiting()];
+const models = (...names) => names.map((name) => ({name, default_view: "View"}));
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+test("far roots get no view and wait in page order; near ones are drawn at once", () => {
+  const p = page([{figure: 96, top: 0}, {figure: 710, top: 3000}, {figure: 7256, top: 6000}]);
+  const [near, far, farther] = models("a", "b", "c");
+  p.embed([near, far, farther]);
+  assert.equal(near.default_view, "View");
+  assert.equal(far.default_view, null);
+  assert.equal(farther.default_view, null);
+  assert.deepEqual(waiting(p), [710, 7256]);
+  assert.equal(p.elements["root-0"].island.dataset.posvizIsland, "drawn");
+  assert.equal(p.elements["root-1"].island.dataset.posvizIsland, "waiting");
+  assert.equal(p.watched.size, 2);
+});
+
+test("roots are matched to islands in the order of the item's root_ids", () => {
+  const p = page([{figure: 96, top: 0}, {figure: 710, top: 3000}]);
+  const [first, second] = models("first", "second");
+  // the document's root 0 goes to root_ids[0] = m1's element: the far island's
+  p.embed([first, second], ["m1", "m0"]);
+  assert.equal(first.default_view, null);
+  assert.equal(second.default_view, "View");
+  assert.deepEqual(waiting(p), [710]);
+  assert.equal(p.elements["root-1"].island.dataset.posvizRoot, "root-1");
+});
+
+test("scrolling near an island builds its view into its element, once, and records the join", async () => {
+  const p = page([{figure: 96, top: 0}, {figure: 710, top: 3000}]);
+  const [, far] = models("a", "b");
+  p.embed(models("a", "b").map((m, i) => (i === 1 ? far : m)));
+  p.views();
+  p.scrollTo(p.elements["root-1"].island);
+  await settle();
+  assert.equal("default_view" in far, false); // the class's view again
+  assert.deepEqual(p.built, [["b", "root-1"]]);
+  assert.equal(p.indexed.length, 1);
+  assert.deepEqual([...p.window.posvizLazy.joined], [710]);
+  assert.deepEqual(waiting(p), []);
+  assert.equal(p.watched.size, 0);
+  p.scrollTo(p.elements["root-1"].island); // again: nothing pending, nothing built
+  await settle();
+  assert.equal(p.built.length, 1);
+});
+
+test("a join before the embed has views waits a frame and then builds", async () => {
+  const p = page([{figure: 96, top: 0}, {figure: 710, top: 3000}]);
+  p.embed(models("a", "b"));
+  p.scrollTo(p.elements["root-1"].island);
+  await settle();
+  assert.equal(p.built.length, 0);
+  assert.equal(p.frames.length, 1);
+  p.views();
+  p.frames.shift()();
+  await settle();
+  assert.deepEqual(p.built, [["b", "root-1"]]);
+});
+
+test("the live document keeps drawn islands drawn, even far ones, and hides only the rest", async () => {
+  const p = page([{figure: 96, top: 0}, {figure: 710, top: 3000}, {figure: 7256, top: 6000}]);
+  p.embed(models("a", "b", "c"));
+  p.views();
+  p.scrollTo(p.elements["root-1"].island);
+  await settle();
+  const live = models("A", "B", "C");
+  p.embed(live); // Python's document replaces the preview's
+  assert.deepEqual(live.map((m) => m.default_view), ["View", "View", null]);
+  assert.deepEqual(waiting(p), [7256]);
+});
+
+test("printing draws every waiting figure", async () => {
+  const p = page([{figure: 96, top: 0}, {figure: 710, top: 3000}, {figure: 7256, top: 6000}]);
+  p.embed(models("a", "b", "c"));
+  p.views();
+  await p.listeners.beforeprint();
+  assert.deepEqual(p.built.map(([name]) => name).sort(), ["b", "c"]);
+  assert.deepEqual(waiting(p), []);
+});
+
+test("without IntersectionObserver every figure is drawn at once", () => {
+  const p = page([{figure: 96, top: 0}, {figure: 710, top: 3000}], {observer: false});
+  const all = models("a", "b");
+  p.embed(all);
+  assert.deepEqual(all.map((m) => m.default_view), ["View", "View"]);
+  assert.deepEqual(waiting(p), []);
+});
+
+test("an embed without a document item, or a page without BokehJS, is left alone", () => {
+  const p = page([{figure: 96, top: 3000}]);
+  p.window.Bokeh.embed.embed_items({}, [{docid: null}]);
+  const doc = p.window.Bokeh.require("document").Document.from_json();
+  assert.equal(doc, p.doc);
+  assert.deepEqual(waiting(p), []);
+  const bare = vm.createContext({window: {}});
+  bare.window = bare;
+  vm.runInContext(SOURCE, bare);
+  assert.equal(bare.posvizLazy, undefined);
+});
