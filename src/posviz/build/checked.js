@@ -6,16 +6,24 @@
 ((root, factory) => {
   if (typeof module === "object" && module.exports) module.exports = factory();
   else root.posvizChecked = factory();
-})(typeof self !== "undefined" ? self : this, () => {
+})(globalThis, () => {
+  /** @param {ArrayBuffer | ArrayBufferView} buffer */
   function hex(buffer) {
-    return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
+    const bytes = ArrayBuffer.isView(buffer)
+      ? new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength) : new Uint8Array(buffer);
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
   }
 
+  /** @param {BufferSource} buffer @returns {Promise<string>} */
   async function sha256(buffer) {
     return hex(await crypto.subtle.digest("SHA-256", buffer));
   }
 
   // ``bytes`` if their sha256 is ``expected``; else an error naming ``path`` and both digests.
+  /**
+   * @template {BufferSource} T
+   * @param {string} path @param {T} bytes @param {string} expected @returns {Promise<T>}
+   */
   async function verify(path, bytes, expected) {
     const actual = await sha256(bytes);
     if (actual !== expected) {
@@ -26,12 +34,17 @@
 
   // The response for ``url``, refused by name unless it is a 2xx: what went
   // wrong (the network, a missing file, another status) in the error's words.
+  /**
+   * @param {string | URL} url @param {string} path @param {RequestInit | undefined} init
+   * @param {typeof fetch} [fetcher] @returns {Promise<Response>}
+   */
   async function fetchOk(url, path, init, fetcher = fetch) {
     let response;
     try {
       response = await fetcher(url, init);
     } catch (error) {
-      throw new Error(`${path} could not be fetched: ${String((error?.message) || error)}`);
+      const why = error instanceof Error ? error.message : String(error);
+      throw new Error(`${path} could not be fetched: ${why}`);
     }
     if (response.status === 404) throw new Error(`${path} is missing from the site (HTTP 404)`);
     if (!response.ok) throw new Error(`${path} could not be fetched (HTTP ${response.status})`);
@@ -42,6 +55,11 @@
   // With ``keep`` the response stays unread (a clone gave the bytes), so that a
   // caller may hand it on: a fetched response keeps its URL, by which browsers
   // cache compiled wasm. Without, it is read once (no second copy held).
+  /**
+   * @param {string | URL} url @param {string} path @param {string} expected
+   * @param {boolean} [keep] @param {typeof fetch} [fetcher]
+   * @returns {Promise<{response: Response, bytes: ArrayBuffer}>}
+   */
   async function fetchChecked(url, path, expected, keep = false, fetcher = fetch) {
     const response = await fetchOk(url, path, undefined, fetcher);
     const bytes = await (keep ? response.clone() : response).arrayBuffer();
@@ -50,6 +68,7 @@
   }
 
   // The bytes of a gzip member (the frames' files are stored gzipped).
+  /** @param {BufferSource} bytes @returns {Promise<ArrayBuffer>} */
   function gunzip(bytes) {
     const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
     return new Response(stream).arrayBuffer();

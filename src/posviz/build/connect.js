@@ -20,7 +20,7 @@
 
   // A script the build pinned (integrity attribute) that fails to load or to match.
   window.addEventListener("error", (event) => {
-    const script = event.target;
+    const script = /** @type {HTMLScriptElement | null} */ (event.target);
     if (script && script.tagName === "SCRIPT" && script.integrity && location.protocol !== "file:") {
       const file = script.getAttribute("src");
       local({type: "error", msg: `${file} could not be loaded, or is not the file this build wrote (its sha256 differs)`});

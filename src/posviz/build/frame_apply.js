@@ -7,7 +7,7 @@
 ((root, factory) => {
   if (typeof module === "object" && module.exports) module.exports = factory();
   else root.posvizFrameApply = factory();
-})(typeof self !== "undefined" ? self : this, () => {
+})(globalThis, () => {
   const TYPES = {u1: Uint8Array, i4: Int32Array, f8: Float64Array};
 
   // The column `ref` points at, as float64 (Bokeh's number type).

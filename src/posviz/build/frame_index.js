@@ -5,17 +5,33 @@
 // preset) moves the state by its ``moves``. frames.js uses these with the page's
 // models; Node require()s them for tests/js/frame_index.test.js, and
 // tests/test_frame_index.py holds them to Python's keys on real figures.
+/**
+ * @typedef {{name: string, label: string, implied: boolean, kind: string,
+ *   labels?: string[], options?: unknown[], bounds?: number[]}} Slider
+ * @typedef {{values: Record<string, unknown>, [field: string]: unknown}} Frame
+ * @typedef {{figure: number | string, prefix: string, sliders: Slider[],
+ *   states: Record<string, number>, moves?: Record<string, Record<string, string | null>>,
+ *   frames: Frame[]}} FrameIndex
+ * @typedef {{id: unknown, properties: Record<string, {is_unset: boolean, get_value(): unknown}>,
+ *   [attribute: string]: any}} Model  a BokehJS model, as far as these read it
+ * @typedef {{get_model_by_name(name: string): Model | null, all_models: Iterable<Model>}} Doc
+ */
 ((root, factory) => {
   if (typeof module === "object" && module.exports) module.exports = factory();
   else root.posvizFrameIndex = factory();
-})(typeof self !== "undefined" ? self : this, () => {
+})(globalThis, () => {
   // The key of a state: the values of the sliders no other slider implies.
+  /** @type {(index: Pick<FrameIndex, "sliders">, values: Record<string, unknown>) => string} */
   const keyOf = (index, values) => JSON.stringify(
     index.sliders.filter((s) => !s.implied).map((s) => values[s.name]));
 
   // The values with each implied slider (a preset) as the others imply it: the
   // option whose move leads to this state, else the one that keeps any (custom).
   // Null when the figure has implied sliders but no frames to say which.
+  /**
+   * @param {Pick<FrameIndex, "sliders" | "moves">} index @param {Record<string, unknown>} values
+   * @returns {Record<string, unknown> | null}
+   */
   function settled(index, values) {
     const implied = index.sliders.filter((s) => s.implied);
     if (!implied.length) return {...values};
@@ -23,23 +39,28 @@
     const key = keyOf(index, values);
     const found = {...values};
     for (const slider of implied) {
-      const moves = index.moves[slider.name];
+      const moves = index.moves[slider.name] || {};
       const options = Object.keys(moves);
       const named = options.find((option) => moves[option] === key)
         ?? options.find((option) => moves[option] === null);
       if (named === undefined) return null;
-      found[slider.name] = slider.options.find((o) => String(o) === named);
+      found[slider.name] = (slider.options || []).find((o) => String(o) === named);
     }
     return found;
   }
 
   // The frame for ``values``, reached by moving slider ``moved`` (null: by a link
   // or a restore) from the state ``current``, if the build computed it; else null.
+  /**
+   * @param {FrameIndex} index @param {Record<string, unknown>} values
+   * @param {string | null} moved @param {Record<string, unknown>} current
+   * @returns {Frame | null}
+   */
   function frameFor(index, values, moved, current) {
     const slider = index.sliders.find((s) => s.name === moved);
     let key;
-    if (slider?.implied) {
-      const target = index.moves[moved][String(values[moved])];
+    if (slider?.implied && moved !== null) {
+      const target = index.moves?.[moved]?.[String(values[moved])];
       key = target === null ? keyOf(index, current) : target;
     } else {
       key = keyOf(index, values);
@@ -50,9 +71,12 @@
 
   // Every model reachable from `root` through its properties (BokehJS models:
   // ``properties`` of {is_unset, get_value()}, declared in posviz/internals.py).
+  /** @param {Model} root @returns {Set<Model>} */
   function subtree(root) {
+    /** @type {Set<Model>} */
     const seen = new Set();
     const stack = [root];
+    /** @param {any} value */
     const visit = (value) => {
       if (value == null || typeof value !== "object") return;
       if (value.properties && value.id !== undefined) stack.push(value);
@@ -61,7 +85,7 @@
       else if (Object.getPrototypeOf(value) === Object.prototype) Object.values(value).forEach(visit);
     };
     while (stack.length) {
-      const model = stack.pop();
+      const model = /** @type {Model} */ (stack.pop());
       if (seen.has(model)) continue;
       seen.add(model);
       for (const property of Object.values(model.properties)) {
@@ -72,15 +96,23 @@
   }
 
   // A Bokeh plot (a legend entry has renderers too, but no title).
+  /** @param {Model} model */
   const isPlot = (model) => Boolean(model.properties.renderers && model.properties.title);
+  /** @param {Model} model @param {string} css */
   const hasClass = (model, css) =>
     Boolean(model.properties.css_classes && (model.css_classes || []).includes(css));
 
   // The pre-rendered models of one figure: widgets, named plots and text panes.
+  /**
+   * @param {Doc} doc @param {Pick<FrameIndex, "figure" | "prefix" | "sliders">} index
+   * @returns {{widgets: Record<string, Model>, text: Record<string, Model>,
+   *   named: Record<string, Model>, plots: Model[], toggle: Model | null}}
+   */
   function findModels(doc, index) {
     const root = doc.get_model_by_name(`figure-${index.figure}`);
     if (!root) throw new Error(`figure ${index.figure} is not on the page`);
     const models = [...subtree(root)];
+    /** @type {ReturnType<typeof findModels>} */
     const found = {widgets: {}, text: {}, named: {}, plots: [], toggle: null};
     for (const model of models) {
       const name = model.properties.name ? model.name : null;
@@ -94,6 +126,7 @@
         found.text.link = model;
       }
     }
+    /** @type {(slider: Slider) => (model: Model) => boolean} */
     const isWidget = (slider) => (model) => slider.kind === "buttons"
       ? Boolean(model.properties.labels && model.properties.active)
         && JSON.stringify(model.labels) === JSON.stringify(slider.labels)

@@ -37,7 +37,7 @@
   const observer = "IntersectionObserver" in window
     ? new IntersectionObserver((entries) => {
       for (const entry of entries) {
-        if (entry.isIntersecting) void join(entry.target.dataset.posvizRoot);
+        if (entry.isIntersecting) void join(/** @type {HTMLElement} */ (entry.target).dataset.posvizRoot);
       }
     }, {rootMargin: AHEAD})
     : null;

@@ -8,7 +8,7 @@
 ((root, factory) => {
   if (typeof module === "object" && module.exports) module.exports = factory();
   else root.posvizLinks = factory();
-})(typeof self !== "undefined" ? self : this, () => {
+})(globalThis, () => {
   const MAX_FIELDS = 50;
   const MAX_SHOWN = 10;
   const MAX_TEXT = 40;

@@ -24,7 +24,7 @@
   const withModule = new Set(Object.entries(
     framesSettings ? JSON.parse(framesSettings.textContent).figures : {})
     .filter(([, files]) => files.module).map(([id]) => id));
-  const islands = [...document.querySelectorAll(".posviz-island[data-figure]")];
+  const islands = [.../** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(".posviz-island[data-figure]"))];
   let panelAsked = window.posvizPanel === "eager"
     || islands.some((island) => !withModule.has(island.dataset.figure));
   const lower = (text) => text.charAt(0).toLowerCase() + text.slice(1); // keeps "Python"

@@ -4,7 +4,7 @@
 ((root, factory) => {
   if (typeof module === "object" && module.exports) module.exports = factory();
   else root.PosvizOffline = factory();
-})(typeof self !== "undefined" ? self : this, () => {
+})(globalThis, () => {
   // The files every page's Python runtime fetches (build/worker.js): a page
   // that ran it kept them all, though the page's own timings never list them.
   const RUNTIME = [/^posviz-worker\.js$/, /^pyodide\//, /^wheels\//];

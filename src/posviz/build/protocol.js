@@ -9,7 +9,7 @@
 ((root, factory) => {
   if (typeof module === "object" && module.exports) module.exports = factory();
   else root.posvizProtocol = factory();
-})(typeof self !== "undefined" ? self : this, () => {
+})(globalThis, () => {
   // A page cannot hand the runtime more than this in one message (characters of
   // text plus bytes of buffers); a slider step's patch is well under a kilobyte.
   const MESSAGE_LIMIT = 1000000;
@@ -39,11 +39,13 @@
 
   // Characters of text and bytes of buffers in a message, counted only up to
   // just past ``limit`` (a huge message costs no more to refuse than a small one).
+  /** @param {unknown} value @param {number} [limit] @returns {number} */
   function sizeOf(value, limit = MESSAGE_LIMIT) {
     let total = 0;
     const pending = [value];
     const seen = new Set();
     while (pending.length && total <= limit) {
+      /** @type {any} */
       const item = pending.pop();
       if (typeof item === "string") {
         total += item.length;
@@ -64,6 +66,7 @@
     return total;
   }
 
+  /** @type {Record<string, (value: unknown) => boolean>} */
   const KINDS = {
     string: (value) => typeof value === "string",
     boolean: (value) => typeof value === "boolean",
@@ -71,9 +74,11 @@
     key: (value) => typeof value === "string" || Number.isFinite(value),
   };
 
+  /** @type {Record<string, string>} */
   const NAMES = {string: "a string", boolean: "a boolean", object: "an object", key: "a string or number"};
 
   // Why the worker refuses ``message`` from a page, or null when it is one of TO_WORKER's.
+  /** @param {any} message @param {number} [limit] @returns {string | null} */
   function refusal(message, limit = MESSAGE_LIMIT) {
     if (message === null || typeof message !== "object") {
       return `posviz worker: refused a message that is not an object (${typeof message})`;
@@ -82,8 +87,9 @@
     if (sizeOf(message, limit) > limit) {
       return `posviz worker: refused a ${type} message of more than ${limit} bytes`;
     }
-    const fields = Object.hasOwn(TO_WORKER, message.type)
-      ? TO_WORKER[message.type] : null;
+    /** @type {Record<string, Record<string, string>>} */
+    const types = TO_WORKER;
+    const fields = Object.hasOwn(types, message.type) ? types[message.type] : null;
     if (!fields) return `posviz worker: unknown message type ${type}`;
     for (const [field, kind] of Object.entries(fields)) {
       const optional = kind.endsWith("?");
@@ -102,8 +108,9 @@
   }
 
   // A reader's line for an error (a Python traceback's last line) and the whole of it.
+  /** @param {unknown} error @returns {{msg: string, detail: string}} */
   function describe(error) {
-    const text = String((error?.message) || error);
+    const text = String((error instanceof Error && error.message) || error);
     const lines = text.trim().split("\n").filter((line) => line.trim());
     return {msg: lines.length ? lines[lines.length - 1].trim() : text, detail: text};
   }

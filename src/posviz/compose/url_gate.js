@@ -15,7 +15,7 @@
 ((root, factory) => {
   if (typeof module === "object" && module.exports) module.exports = factory();
   else root.posvizUrlGate = factory();
-})(typeof self !== "undefined" ? self : this, () => {
+})(globalThis, () => {
   const GAP = 250;
   const RETRY = 2000;
 

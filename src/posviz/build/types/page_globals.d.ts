@@ -1,0 +1,32 @@
+// The UMD modules checked without `strict` (tsconfig.json): their globals.
+declare var posvizFrameApply: typeof import("../frame_apply.js");
+declare var posvizLinks: typeof import("../links.js");
+declare var posvizUrlGate: typeof import("../../compose/url_gate.js");
+declare var PosvizOffline: typeof import("../offline_core.js");
+
+// What a built page's scripts share through the window (connect.js, loader.js,
+// frames.js, lazy.js, offline.js), and what Panel's and BokehJS's scripts put there.
+// Their shapes are the scripts' own business: these say only that each exists.
+interface Window {
+  Bokeh: any; // BokehJS: its private parts are registered in posviz/internals.py (JS_SEAMS)
+  posvizWorker: any; // connect.js: the port to the runtime, standing in for Panel's worker
+  posvizFrames: any; // frames.js: the preview's state (loader.js hands it the worker's frames)
+  posvizFrameFiles: Record<string, {json?: string, bin?: string}>; // frames/<id>.js, opened as a file
+  posvizLazy: any; // lazy.js: waiting and joined figures
+  posvizLazyOff?: boolean; // benchmarks/lazy.py: every figure at once
+  posvizPanel?: string; // "eager": the test harness loads Panel's tier at once
+  posvizNeedPanel: () => void; // loader.js: Panel's tier, from now on
+  posvizRuntime: any; // worker.js's runtime info, as the page last heard it
+  posvizLiveMs: number;
+  posvizTimings: Record<string, number>;
+  posvizOffline: any; // offline.js: the offline copy's control
+}
+declare var Bokeh: any;
+declare var pyodideWorker: any; // Panel's page script: the worker it talks to (connect.js's)
+
+interface WorkerOptions {
+  extendedLifetime?: boolean; // Chromium 148+: a SharedWorker kept alive across a link
+}
+
+// Filled in by the build (posviz.assets.render) before a script ships.
+declare const __CSS__: string; // offline.js: its control's stylesheet
