@@ -96,20 +96,35 @@ def figure_words(ids) -> list:
 BUILDS = {"built_site"}
 
 
+def pytest_itemcollected(item):
+    if BUILDS & set(getattr(item, "fixturenames", ())):
+        item.add_marker(pytest.mark.slow)
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Tests that need a built site are ``slow``; ``--figure ID`` keeps the tests that
-    name the figure, and deselects the others."""
-    for item in items:
-        if BUILDS & set(getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.slow)
-    ids = config.getoption("--figure", default=[])
-    if not ids:
-        return
-    words = figure_words(ids)
-    keep, drop = [], []
-    for item in items:
+    """``--figure ID`` keeps the tests that name the figure and deselects the others.
+
+    Then every run goes in a new order (pytest-randomly), but a module that sets
+    ``IN_ORDER`` is a scenario in steps over one browser session per engine: its steps
+    keep their written order, grouped by engine, in the places the shuffle gave it.
+    """
+    if ids := config.getoption("--figure", default=[]):
+        words = figure_words(ids)
+        keep, drop = [], []
+        for item in items:
+            spec = getattr(item, "callspec", None)
+            text = " ".join([item.nodeid, *map(repr, spec.params.values() if spec else ())])
+            (keep if any(word.search(text) for word in words) else drop).append(item)
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+    written = {id(item): n for n, item in enumerate(items)}
+    yield
+    places = [n for n, item in enumerate(items) if getattr(item.module, "IN_ORDER", False)]
+
+    def step(item):
         spec = getattr(item, "callspec", None)
-        text = " ".join([item.nodeid, *map(repr, spec.params.values() if spec else ())])
-        (keep if any(word.search(text) for word in words) else drop).append(item)
-    config.hook.pytest_deselected(items=drop)
-    items[:] = keep
+        return (tuple(sorted(spec.indices.items())) if spec else (), written[id(item)])
+
+    for place, item in zip(places, sorted((items[n] for n in places), key=step), strict=True):
+        items[place] = item

@@ -67,6 +67,10 @@ SERIOUS_JS = """() => axe.run(document, {resultTypes: ['violations']}).then((r) 
   r.violations.filter((v) => ['serious', 'critical'].includes(v.impact))
    .map((v) => `${v.id} (${v.impact}, ${v.nodes.length} nodes): ${v.help}`))"""
 
+# One session per engine walks the reader's path: pages opened by one step are
+# used by the next (the deep link joins the topic's runtime, the error test breaks
+# the topic's page last). Its steps keep their order under pytest-randomly (conftest).
+IN_ORDER = True
 CHOSEN = [e.strip() for e in os.environ.get("POSVIZ_ENGINES", "firefox,webkit").split(",") if e]
 for _name in CHOSEN:
     if _name not in ENGINES:
