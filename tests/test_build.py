@@ -242,6 +242,7 @@ def test_building_again_over_a_previous_site_replaces_it(built_site, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
 
 
+@pytest.mark.slow  # a build of its own
 def test_cdn_variant_loads_the_runtime_from_public_cdns(tmp_path):
     out = tmp_path / "cdn"
     assert build(out, cdn=True) == 0

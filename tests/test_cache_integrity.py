@@ -30,6 +30,10 @@ from posviz.compose.routes import routes
 from posviz.figures import FIGURES
 from tests.support.scratch import differences, write_content
 
+# each test runs posviz build: the full run's, not ./dev test --fast
+pytestmark = pytest.mark.slow
+
+
 SETTINGS = {"cdn_root": "static/panel/", "base_url": None}
 PAGE = "page-clock"
 CHEAP_FIGURE = 2306  # the figure whose frames take least time to compute

@@ -272,6 +272,7 @@ def test_href_under_serve():
     assert href("index") == "./"
 
 
+@pytest.mark.slow  # a pre-render
 def test_href_in_the_export(monkeypatch):
     monkeypatch.setenv("POSVIZ_EXPORT", "1")
     assert href("page-x") == "page-x.html"
@@ -414,6 +415,7 @@ def test_url_text_reaches_the_notice_only_escaped(location, search):
     assert figures[710].pos == 12
 
 
+@pytest.mark.slow  # a pre-render
 def test_moving_a_slider_writes_the_url(location):
     _, figures, notice = open_view(location, f"page-{AIAYN}", "")
     figures[710].pos = 33

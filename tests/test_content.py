@@ -40,10 +40,12 @@ def site():
 # --- the real content: one smoke test, the seed's facts by name --------------------
 
 
+@pytest.mark.slow  # renders every real route
 def test_the_real_content_validates_renders_and_keeps_the_seeds_facts():
     check_real_content(REAL)
 
 
+@pytest.mark.slow  # renders every real route
 def test_an_authors_edit_of_the_real_content_fails_no_check(tmp_path):
     """A heading renamed, a sentence and a tag added, a summary rewritten: all checks pass."""
     root = tmp_path / "content"

@@ -15,6 +15,9 @@ from posviz.compose import views
 from posviz.drawing import plots
 from tests.support.compose import all_text, links, live_figures, panes, plain
 
+# a second topic's content rendered through every route: the full run's, not ./dev test --fast
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 CONTENT = ROOT / "content"
 # The fifth figure is the one CONTRIBUTING.md shows a newcomer, so the two cannot drift.

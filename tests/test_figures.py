@@ -135,6 +135,7 @@ print(json.dumps([before == after, before, after]))
 """
 
 
+@pytest.mark.slow  # a fresh Python
 def test_importing_and_drawing_the_figures_leaves_holoviews_defaults_alone():
     import json
 
@@ -350,6 +351,7 @@ def test_shrinking_the_image_pulls_the_query_inside():
         figure.row = 10
 
 
+@pytest.mark.slow  # every view in a subprocess
 def test_rendering_and_updating_every_view_never_imports_pandas():
     """The export ships no pandas: a figure that imported it would break there."""
 
@@ -519,6 +521,7 @@ def test_the_declared_purposes_are_the_ones_the_captions_explain():
     assert "does not move" in ClockHands.caption
 
 
+@pytest.mark.slow  # renders each figure per slider
 @pytest.mark.parametrize("cls,name", one_at_a_time())
 def test_each_slider_at_another_value_is_kept_and_drawn(cls, name):
     value = other_value(cls(), name)
@@ -542,6 +545,7 @@ def test_each_slider_at_another_value_is_kept_and_drawn(cls, name):
         assert differs(expected, at_defaults), f"{name} = {value} draws what the defaults draw"
 
 
+@pytest.mark.slow  # renders each figure
 @pytest.mark.parametrize("cls", FIGURES.values(), ids=lambda cls: cls.__name__)
 def test_every_slider_at_another_value_at_once_is_kept_and_drawn(cls):
     # Chosen in declaration order on a live figure, so a bound that depends on an
@@ -787,6 +791,7 @@ def steps_of(figure) -> list[tuple[str, object]]:
     ]
 
 
+@pytest.mark.slow  # renders each figure at every step
 @pytest.mark.parametrize("figure_id", list(FIGURES))
 def test_a_live_view_stepped_by_its_sliders_draws_what_a_fresh_render_draws(figure_id):
     """In-place updates (data-only steps) leave the page as a full redraw would."""

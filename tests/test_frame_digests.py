@@ -17,6 +17,9 @@ from posviz.build.frames import figure_frames
 from posviz.figures import FIGURES
 from tests.support.frame_digests import RECORDED, digests
 
+# every shipped figure's frames computed again: the full run's, not ./dev test --fast
+pytestmark = pytest.mark.slow
+
 BEFORE = json.loads(RECORDED.read_text("utf-8"))
 
 

@@ -21,6 +21,10 @@ from posviz.drawing import model_name, step
 from posviz.figures import FIGURES
 from tests.support.fuzz import cases
 
+# every figure's frames against fresh HoloViews plots: the full run's, not ./dev test --fast
+pytestmark = pytest.mark.slow
+
+
 STATES = cases(few=4, many=30)
 
 

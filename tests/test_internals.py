@@ -276,6 +276,7 @@ def test_a_library_that_changed_a_seam_fails_the_check_naming_it(seam, shipped, 
     assert all(used in missing[0] for used in seam.used_in)
 
 
+@pytest.mark.slow  # a build of its own
 def test_a_build_whose_bokehjs_lost_a_seam_fails_naming_it(tmp_path, monkeypatch, capsys):
     """As an upgrade would: the site's copy of BokehJS no longer defines
     ``Document.from_json``; the build stops and says which part, and who uses it."""

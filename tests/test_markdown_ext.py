@@ -8,6 +8,9 @@ from tests.support.imports import imported
 from tests.support.mkdocs_project import fake_site
 from tests.support.zensical_project import PAGES, build, write_project
 
+# real MkDocs and Zensical builds: the full run's, not ./dev test --fast
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("zensical")
 pytest.importorskip("mkdocs")
 

@@ -9,6 +9,10 @@ from posviz.mkdocs import EmbedError, expand
 from tests.support.imports import imported
 from tests.support.mkdocs_project import PAGES, build_docs, fake_site
 
+# real MkDocs builds: the full run's, not ./dev test --fast
+pytestmark = pytest.mark.slow
+
+
 pytest.importorskip("mkdocs")
 
 

@@ -18,7 +18,10 @@ from posviz.figures import FIGURES
 ROOT = Path(__file__).resolve().parents[1]
 MYST = ROOT / "node_modules" / ".bin" / "myst"
 
-pytestmark = pytest.mark.skipif(not MYST.exists(), reason="mystmd is installed by npm ci")
+pytestmark = [
+    pytest.mark.slow,  # real mystmd builds: the full run's, not ./dev test --fast
+    pytest.mark.skipif(not MYST.exists(), reason="mystmd is installed by npm ci"),
+]
 
 CONFIG = """\
 version: 1

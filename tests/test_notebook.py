@@ -18,6 +18,9 @@ nbclient = pytest.importorskip("nbclient")
 
 from posviz.figures import ClockHands  # noqa: E402
 
+# a real Jupyter kernel: the full run's, not ./dev test --fast
+pytestmark = pytest.mark.slow
+
 NOTEBOOK = Path(__file__).resolve().parents[1] / "docs" / "clock-hands.ipynb"
 EXEC_MIME = "application/vnd.holoviews_exec.v0+json"
 PLOT_MODELS = {"Figure", "ColumnDataSource", "GlyphRenderer"}

@@ -995,6 +995,7 @@ def test_no_stale_entries():
         assert numbers_formula <= tokens(texts[source]), source
 
 
+@pytest.mark.slow  # runs every check of the module
 def test_every_number_is_accounted_for():
     """Every check above is run here again (``verified``), so this test needs no other to
     have run first, and holds in any order and alone."""

@@ -74,6 +74,7 @@ def exact(both: bool, buckets: int, far: int) -> list[int]:
     return [mesh_bucket(int(d), both, buckets, far) for d in near(far)]
 
 
+@pytest.mark.slow  # every slider state
 def test_the_figure_gives_the_exact_rule_at_every_slider_state():
     for state in states():
         assert rel.t5_bucket(near(state[2]), *state).tolist() == exact(*state), state

@@ -62,6 +62,7 @@ def test_scan_of_a_folder_reports_the_file_and_line_of_the_document(tmp_path: Pa
     assert str(finding) == f"{tmp_path / 'page-x.html'}:5: would fetch https://evil.example/x.png"
 
 
+@pytest.mark.slow  # a pre-render
 def test_a_really_rendered_page_with_an_outside_image_fails_the_scan(tmp_path: Path):
     """Content that `posviz check` (and the view itself) would refuse, rendered anyway:
     the image a Markdown image makes is found by the scan, and raw HTML is shown as

@@ -14,6 +14,9 @@ from tests.support.sphinx_project import (  # noqa: E402  (after the importorski
     iframe_targets,
 )
 
+# real Sphinx builds: the full run's, not ./dev test --fast
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.parametrize("builder", sorted(NESTED))
 def test_every_iframe_points_at_its_figure_from_any_builder(tmp_path, builder):

@@ -403,6 +403,7 @@ def test_collect_builds_pyyaml_from_its_pinned_sdist_with_pinned_setuptools(tmp_
     assert env["PYTHONPATH"].endswith("build-env")
 
 
+@pytest.mark.slow  # builds an sdist
 def test_an_sdist_built_with_an_empty_cache_installs_nothing_unpinned(tmp_path, monkeypatch):
     """The real pip and registry: every file pip collects is a pinned one, by hash.
 

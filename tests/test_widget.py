@@ -15,6 +15,9 @@ anywidget = pytest.importorskip("anywidget")
 from posviz.figures import FIGURES  # noqa: E402
 from posviz.widget import Figure  # noqa: E402
 
+# a real Jupyter kernel: the full run's, not ./dev test --fast
+pytestmark = pytest.mark.slow
+
 
 def decoded(widget, key: str, column: str):
     """A column of the frame the widget holds, decoded from its pool as widget.js decodes it."""

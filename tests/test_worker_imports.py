@@ -10,6 +10,9 @@ import pytest
 
 from tests.support.imports import imported_each
 
+# fresh Python processes: the full run's, not ./dev test --fast
+pytestmark = pytest.mark.slow
+
 PROBE = """
 import json, sys
 from posviz.runtime.boot import import_panel
