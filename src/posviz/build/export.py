@@ -586,15 +586,16 @@ def pin_scripts(out: Path) -> None:
 # The scripts each of the site's own scripts is joined from, in order: the shared
 # modules (each sets one global, posvizChecked and so on) before the one that uses them.
 WORKER_PARTS = ("protocol.js", "checked.js", "worker.js")  # the last one takes SITE
-FRAMES_PARTS = (
-    "links.js",
-    "frame_apply.js",
-    "frame_index.js",
-    "protocol.js",
-    "checked.js",
-    "frames.js",
-)
+FRAMES_PARTS = ("links.js", "frame_apply.js", "frame_index.js", "checked.js", "frames.js")
 SERVICE_WORKER_PARTS = ("checked.js", "offline_core.js", "sw.js")  # the last one takes OFFLINE
+
+
+def joined(parts: tuple[str, ...], **fills: str) -> str:
+    """The script made of ``parts`` in order; ``fills`` go into the last one."""
+    *shared, last = parts
+    return "".join(assets.render("posviz.build", name) for name in shared) + assets.render(
+        "posviz.build", last, **fills
+    )
 
 
 def write_worker(
@@ -647,8 +648,7 @@ def write_worker(
         },
         "cdn_root": cdn_root,  # posviz.runtime.boot.start sets it before panel is imported
     }
-    script = "".join(assets.render("posviz.build", name) for name in WORKER_PARTS[:-1])
-    script += assets.render("posviz.build", WORKER_PARTS[-1], SITE=json.dumps(config, indent=1))
+    script = joined(WORKER_PARTS, SITE=json.dumps(config, indent=1))
     (out / "posviz-worker.js").write_text(script, "utf-8")
     build_id = hashlib.sha256(script.encode("utf-8")).hexdigest()[:16]
     pages = {
@@ -720,7 +720,7 @@ def add_frames(out: Path, found: list[Route], fresh: dict[str, dict]) -> dict:
     listed = frames.write_frames(out, {fid for route in found for fid in route.figures}, fresh)
     for figure_id, files in listed.items():
         write_frame_script(out, figure_id, files)
-    script = "".join(assets.render("posviz.build", name) for name in FRAMES_PARTS)
+    script = joined(FRAMES_PARTS)
     script = script.encode("utf-8")
     (out / "posviz-frames.js").write_bytes(script)
     for route in found:
@@ -808,8 +808,7 @@ def write_service_worker(out: Path) -> str:
     listed = json.dumps(files, sort_keys=True, separators=(",", ":"))
     build = hashlib.sha256(listed.encode("utf-8")).hexdigest()[:16]
     listing = f'{{"build":"{build}","files":{listed}}}'
-    script = "".join(assets.render("posviz.build", name) for name in SERVICE_WORKER_PARTS[:-1])
-    script += assets.render("posviz.build", SERVICE_WORKER_PARTS[-1], OFFLINE=listing)
+    script = joined(SERVICE_WORKER_PARTS, OFFLINE=listing)
     (out / SERVICE_WORKER).write_text(script, "utf-8")
     return build
 

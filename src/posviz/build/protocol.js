@@ -4,7 +4,7 @@
 // name before it reaches Python, and answers with TO_PAGE's types. A "compute"
 // request carries COMPUTE_REQUEST's fields, which Python's numpy tier reads
 // (posviz.runtime.compute.REQUEST_FIELDS; tests/test_protocol.py holds the two
-// alike). The build joins this file before worker.js and frames.js; Node
+// alike). The build joins this file before worker.js (the pages need only its names); Node
 // require()s it for its unit tests (tests/js/protocol.test.js).
 ((root, factory) => {
   if (typeof module === "object" && module.exports) module.exports = factory();
