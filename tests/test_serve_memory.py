@@ -3,19 +3,20 @@
 Twenty readers open the Transformer page (figures 96 and 710) and leave, ten at a
 time, against one server. (The topic, with every figure, takes a session a few
 seconds to build; ten at once would test the connection's timeout, not memory.)
-Its resident set after they are gone is compared, as a ratio, with its level
-before them. "Before" is the highest level the server settled at after a warm-up
-of ten sessions and after a first wave of twenty: the first sessions fill caches
-that stay for the server's life (imports, HoloViews' option trees, Bokeh's model
-classes), which is growth once, not per reader, and how many sessions that takes
-varies with the machine's load. Alone, six waves here settled at 185, 194, 197,
-197, 197 and 197 MB; in a full two-process run, one reading after the warm-up was
-151 MB, and a single warm-up wave then made a plateau look like a leak.
+
+A leak grows the server by about the same amount every wave; a plateau grows it
+once. The first sessions fill caches that stay for the server's life (imports,
+HoloViews' option trees, Bokeh's model classes), and the allocator keeps the
+high-water mark of the busiest wave so far, which on a loaded machine can be any
+wave. So after a warm-up the test runs waves of twenty until one settles within
+5 % of the highest level an earlier wave settled at, and fails when MAX_WAVES
+waves in a row each grew past that. A leak of 0.5 MB a session (10 MB a wave, 5 %
+of about 195 MB) fails every wave. Alone here, successive waves settled at 185,
+194, 197, 197, 197 and 197 MB; in CI's run of stop 41 a busier wave went from 194
+to 215 MB, which the former single-wave bound (10 %) called a leak.
 
 Each wait is on the server's own word (its log line after a trim) and then on its
-resident set holding still, never a fixed sleep. Twenty readers, not fifty: the
-bound (10 % of about 195 MB, measured here) still catches a leak of about 1 MB a
-session, where fifty caught 0.4 MB.
+resident set holding still, never a fixed sleep.
 """
 
 import threading
@@ -29,6 +30,7 @@ from tests.support.browser import free_port, posviz_server
 
 ROUTE = "/page-attention-is-all-you-need"
 WARM_UP, READERS, AT_ONCE = 10, 20, 10
+MAX_WAVES, HELD = 4, 1.05  # waves of READERS; a wave holds within 5 % of the levels before it
 # Discard a session half a second after its connection closes.
 CLEANUP = ("--", "--check-unused-sessions", "500", "--unused-session-lifetime", "500")
 
@@ -91,7 +93,7 @@ def settled(pid: int, log: Path, seen: int, cap_s: float = 120) -> float:
     return samples[-1]
 
 
-@pytest.mark.slow  # a server and thirty sessions: the full run's, not the fast tier's
+@pytest.mark.slow  # a server and up to ninety sessions: the full run's, not the fast tier's
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads RSS from /proc")
 def test_closed_sessions_give_their_memory_back(tmp_path):
     port = free_port()
@@ -99,12 +101,8 @@ def test_closed_sessions_give_their_memory_back(tmp_path):
     with posviz_server(port, *CLEANUP, log=log) as server:
         url = f"http://127.0.0.1:{port}{ROUTE}"
         assert wave(url, WARM_UP) == []
-        warmed = settled(server.pid, log, 0)
-        trimmed = trims(log)
-        assert wave(url, READERS) == []  # the caches filled: growth once, not per reader
-        before = max(warmed, settled(server.pid, log, trimmed))
-        trimmed = trims(log)
-        peak = [before]
+        levels = [settled(server.pid, log, 0)]
+        peak = [levels[0]]
         done = threading.Event()
 
         def sample():
@@ -112,12 +110,18 @@ def test_closed_sessions_give_their_memory_back(tmp_path):
                 peak[0] = max(peak[0], rss_mb(server.pid))
 
         threading.Thread(target=sample, daemon=True).start()
-        errors = wave(url, READERS)
+        for _ in range(MAX_WAVES):
+            trimmed = trims(log)
+            assert wave(url, READERS) == []
+            levels.append(settled(server.pid, log, trimmed))
+            if levels[-1] <= HELD * max(levels[:-1]):
+                break
         done.set()
-        after = settled(server.pid, log, trimmed)
-    assert errors == []
-    assert peak[0] > before, "the readers' sessions did not cost the server any memory"
-    assert after / before <= 1.10, (
-        f"after {READERS} sessions closed the server holds {after:.0f} MB, "
-        f"{after / before:.2f}x its {before:.0f} MB before them (peak {peak[0]:.0f} MB)"
+    assert peak[0] > levels[0], "the readers' sessions did not cost the server any memory"
+    shown = ", ".join(f"{level:.0f}" for level in levels)
+    assert levels[-1] <= HELD * max(levels[:-1]), (
+        f"{MAX_WAVES} waves of {READERS} sessions each left the server bigger than any "
+        f"wave before it by more than {HELD - 1:.0%}: settled at {shown} MB "
+        f"(peak {peak[0]:.0f} MB), a leak of about "
+        f"{(levels[-1] - levels[-2]) / READERS:.1f} MB a session"
     )
