@@ -35,19 +35,13 @@ from pathlib import Path
 import bokeh
 import panel
 
-from posviz.build import distribution, wheels
-from posviz.build.export import (
-    BOKEH_DIR,
-    EXEMPT,
-    PANEL_CDN_ROOT,
-    PYODIDE_DIR,
-    WHEEL_DIR,
-    copy_static,
-    posviz_wheel,
-)
-from posviz.build.scan import scan
 from posviz.compose.entries import write_entries
 from posviz.compose.routes import Route
+from posviz.export import distribution, wheels
+from posviz.export.adapter import BOKEH_DIR
+from posviz.export.command import EXEMPT
+from posviz.export.payload import PANEL_CDN_ROOT, PYODIDE_DIR, WHEEL_DIR, copy_static, posviz_wheel
+from posviz.export.scan import scan
 
 TOPIC = "topic-positional-encoding"
 STOCK_PYODIDE = "https://cdn.jsdelivr.net/pyodide/v0.29.3/full/pyodide.js"

@@ -186,7 +186,7 @@ def named_site(text: str) -> tuple[str, Path]:
 
 def built_site(out: Path | None = None) -> Path:
     """Build the export (cached wheels make this a few seconds) and return its folder."""
-    from posviz.build.export import build
+    from posviz.export.command import build
 
     out = out or OUT / "site"
     if build(out) != 0:

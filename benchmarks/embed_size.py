@@ -21,7 +21,7 @@ SPHINX_PAGE = "Docs\n====\n\n.. posviz-figure:: 710\n   :pos: 24\n"
 
 
 def figures_site(figures: list[int]) -> Path:
-    from posviz.build.export import build
+    from posviz.export.command import build
 
     out = OUT / f"embed-{'-'.join(map(str, figures))}"
     if build(out, figures=figures) != 0:

@@ -4,7 +4,7 @@ The topic page (four figures), cold, in a fresh browser profile each round, at a
 desktop (1280×900) and a phone (390×844) viewport. Two variants, interleaved in
 one run on one export:
 
-- **lazy**: as built (build/lazy.js): islands more than a screen from the
+- **lazy**: as built (export/lazy.js): islands more than a screen from the
   viewport get no view until scrolled near;
 - **eager**: the same page with ``window.posvizLazyOff`` set before its
   scripts, so every figure is drawn at once, as before lazy join.

@@ -5,7 +5,7 @@ content/ (never the repository's): three sections each, two of the four
 figures, tags the real pages carry, and one topic, "scale", over the real
 pages and all of them. Each copy is built with `posviz build` (POSVIZ_CONTENT
 points at it) from an empty page cache, then built again after one page's text
-changed (an incremental build: build/pagecache.py). Reported per N,
+changed (an incremental build: export/pagecache.py). Reported per N,
 and against N = 0 of the same run: both build times, the site's size (its
 search index apart too), the largest page, the big topic's first paint and
 first slider answer, cold, with the network sealed (cold_load.py's measure),
@@ -101,7 +101,7 @@ def build(
 ) -> tuple[float, int]:
     """Seconds `posviz build` took, and the routes it pre-rendered.
 
-    Each N starts from an empty page cache (build/pagecache.py): the first build is
+    Each N starts from an empty page cache (export/pagecache.py): the first build is
     a full one, the one after the edit reuses what did not change. ``checkout``:
     build with that checkout's code (its src/ first on the path); ``cache``: its
     build cache (``POSVIZ_CACHE``).

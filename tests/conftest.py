@@ -22,7 +22,7 @@ def built_site(tmp_path_factory, worker_id):
     """
     from filelock import FileLock
 
-    from posviz.build.export import build
+    from posviz.export.command import build
 
     if worker_id == "master":  # one process
         out = tmp_path_factory.mktemp("site") / "site"

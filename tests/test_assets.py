@@ -9,8 +9,8 @@ from posviz import assets
 
 
 def test_a_placeholder_left_unfilled_names_the_file_and_the_placeholder():
-    with pytest.raises(assets.AssetError, match=r"posviz/build/worker\.js: .*unfilled: SITE"):
-        assets.render("posviz.build", "worker.js")
+    with pytest.raises(assets.AssetError, match=r"posviz/export/worker\.js: .*unfilled: SITE"):
+        assets.render("posviz.export", "worker.js")
 
 
 def test_a_value_for_no_placeholder_is_refused():

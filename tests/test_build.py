@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from posviz.build.export import EXEMPT, build, stable_ids
-from posviz.build.scan import scan, scan_text
+from posviz.export.adapter import stable_ids
+from posviz.export.command import EXEMPT, build
+from posviz.export.scan import scan, scan_text
 from tests.support.site import worker_site
 
 
@@ -129,7 +130,7 @@ def test_posviz_wheel_carries_the_content_but_not_the_build(built_site):
     assert "posviz/_content/topics/positional-encoding.md" in names
     assert "posviz/figures/clock_hands.py" in names
     assert "posviz/runtime/boot.py" in names  # the worker's Python, a module of the wheel
-    assert not any(name.startswith("posviz/build/") for name in names)
+    assert not any(name.startswith("posviz/export/") for name in names)
     assert not any(name.startswith("posviz/templates/") for name in names)  # posviz new's
     # What only the host runs: the commands, the server, the docs plugins, posviz new.
     for module in ("cli", "serve", "sphinx", "mkdocs", "embed", "scaffold"):
@@ -140,7 +141,7 @@ def test_posviz_wheel_carries_the_content_but_not_the_build(built_site):
 
 
 def test_the_site_ships_a_lock_of_its_own_packages_and_pins_what_it_wrote(built_site):
-    from posviz.build import distribution
+    from posviz.export import distribution
 
     dist = distribution.assemble(packages=distribution.REQUIRED_PACKAGES)
     upstream = json.loads((dist / "pyodide-lock.json").read_text())
@@ -257,14 +258,14 @@ def test_cdn_variant_loads_the_runtime_from_public_cdns(tmp_path):
 def test_without_node_the_wheels_keep_their_source_and_the_build_says_so(
     tmp_path, monkeypatch, capsys
 ):
-    from posviz.build import bytecode, export
+    from posviz.export import bytecode, payload
 
     wheel = tmp_path / "demo-1.0-py3-none-any.whl"
     with zipfile.ZipFile(wheel, "w") as archive:
         archive.writestr("demo/__init__.py", "ANSWER = 42\n")
     before = wheel.read_bytes()
     monkeypatch.setattr(bytecode.shutil, "which", lambda name: None)
-    export.precompile([wheel], tmp_path / "no-dist-needed")
+    payload.precompile([wheel], tmp_path / "no-dist-needed")
     assert wheel.read_bytes() == before
     assert capsys.readouterr().out == (
         "posviz build: warning: node (Node.js) not found; "
@@ -309,7 +310,7 @@ def demo_dist_and_wheel(tmp_path):
 
 def compiled_once(tmp_path, monkeypatch):
     """The demo wheel's compiled twin, and a pin for it, from a first compile."""
-    from posviz.build import bytecode
+    from posviz.export import bytecode
 
     dist, wheel = demo_dist_and_wheel(tmp_path)
     calls = []
@@ -326,7 +327,7 @@ def compiled_once(tmp_path, monkeypatch):
 def test_a_tampered_cached_bytecode_wheel_is_caught_by_its_pin_and_compiled_again(
     tmp_path, monkeypatch, capsys, sidecar
 ):
-    from posviz.build import bytecode
+    from posviz.export import bytecode
 
     dist, wheel, good, pinned, calls = compiled_once(tmp_path, monkeypatch)
     cache = tmp_path / "cache"
@@ -347,11 +348,11 @@ def test_a_tampered_cached_bytecode_wheel_is_caught_by_its_pin_and_compiled_agai
     (third,), report = bytecode.compile_wheels([wheel], dist, cache, pinned)
     assert len(calls) == 3 and report["compiled_now"] == [wheel.name]
     assert third.read_bytes() == good
-    assert "does not match its pin in posviz/build/pins.json" in capsys.readouterr().err
+    assert "does not match its pin in posviz/export/pins.json" in capsys.readouterr().err
 
 
 def test_a_fresh_compile_that_differs_from_its_pin_is_refused(tmp_path, monkeypatch):
-    from posviz.build import bytecode
+    from posviz.export import bytecode
 
     dist, wheel, good, pinned, _ = compiled_once(tmp_path, monkeypatch)
     found = pinned[wheel.name]
@@ -359,7 +360,7 @@ def test_a_fresh_compile_that_differs_from_its_pin_is_refused(tmp_path, monkeypa
         bytecode.compile_wheels([wheel], dist, tmp_path / "cache", {wheel.name: "0" * 64})
     message = str(error.value)  # pins.check's words, as for every hash the build checks
     assert f"{wheel.name}: sha256 {found[:16]}…, expected {'0' * 16}…" in message
-    assert 'compiled, under "bytecode", in posviz/build/pins.json' in message
+    assert 'compiled, under "bytecode", in posviz/export/pins.json' in message
     assert message.endswith("if that change is intended, pin the new sha256")
     assert "\n" not in message
     assert not list((tmp_path / "cache").rglob("*.whl"))  # nothing unpinned is kept
@@ -368,7 +369,7 @@ def test_a_fresh_compile_that_differs_from_its_pin_is_refused(tmp_path, monkeypa
 def test_an_unpinned_wheel_is_compiled_once_per_source_and_again_when_its_copy_differs(
     tmp_path, monkeypatch
 ):
-    from posviz.build import bytecode
+    from posviz.export import bytecode
 
     dist, wheel, good, _, calls = compiled_once(tmp_path, monkeypatch)
     source = wheel.read_bytes()
@@ -393,7 +394,7 @@ def test_an_unpinned_wheel_is_compiled_once_per_source_and_again_when_its_copy_d
 
 
 def test_the_pins_cover_every_compiled_wheel_the_site_ships(built_site):
-    from posviz.build import pins
+    from posviz.export import pins
 
     shipped = {
         wheel.name: hashlib.sha256(wheel.read_bytes()).hexdigest()
@@ -406,7 +407,7 @@ def test_the_pins_cover_every_compiled_wheel_the_site_ships(built_site):
 def test_frames_are_listed_with_their_sha256_within_the_budget(built_site):
     import hashlib
 
-    from posviz.build.frames import BUDGET
+    from posviz.export.frames import BUDGET
 
     manifest = json.loads((built_site / "site.json").read_text())
     listed = manifest["frames"]

@@ -23,10 +23,10 @@ import numpy as np
 import pytest
 
 from posviz import content
-from posviz.build import bytecode, distribution, export, frames, pagecache, prerender, wheels
-from posviz.build.export import build
-from posviz.build.scan import scan_bytes
 from posviz.compose.routes import routes
+from posviz.export import bytecode, command, distribution, frames, pagecache, prerender, wheels
+from posviz.export.command import build
+from posviz.export.scan import scan_bytes
 from posviz.figures import FIGURES
 from tests.support.scratch import differences, write_content
 
@@ -190,7 +190,7 @@ def test_a_build_that_fails_its_checks_keeps_nothing(reference, scratch, tmp_pat
     monkeypatch.setenv(pagecache.CACHE_ENV, str(cache))
     page_entry(cache, scratch, PAGE).unlink()
     stand_in_frames(monkeypatch, tmp_path / "frames")
-    monkeypatch.setattr(export, "scan", lambda *args: ["index.html:1: would fetch https://x.org/"])
+    monkeypatch.setattr(command, "scan", lambda *args: ["index.html:1: would fetch https://x.org/"])
 
     assert build(tmp_path / "site") == 1
     assert not page_entry(cache, scratch, PAGE).exists()
@@ -211,14 +211,14 @@ def test_a_file_edited_during_a_build_leaves_nothing_cached(
     page_entry(cache, root, PAGE).unlink()  # so this build renders that page
     stand_in_frames(monkeypatch, tmp_path / "frames")
     before = scratch_keys(root)
-    share = export.share_page_scripts
+    share = command.share_page_scripts
 
     def edited_meanwhile(out):  # after the pre-render, as a maintainer saves a file
         source = next((root / "pages").glob("*.md"))
         source.write_text(source.read_text("utf-8") + "\nA sentence saved mid-build.\n")
         share(out)
 
-    monkeypatch.setattr(export, "share_page_scripts", edited_meanwhile)
+    monkeypatch.setattr(command, "share_page_scripts", edited_meanwhile)
     assert build(tmp_path / "site") == 0
     said = capsys.readouterr()
     assert "changed during the build: nothing of it is cached" in said.out + said.err

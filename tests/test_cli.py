@@ -154,7 +154,7 @@ def test_build_into_a_file_is_one_line_and_exit_1(tmp_path, capsys):
 
 
 def test_pyodide_failure_is_one_line(monkeypatch, capsys):
-    from posviz.build import distribution
+    from posviz.export import distribution
 
     def broken(*args, **kwargs):
         raise distribution.DistributionError(

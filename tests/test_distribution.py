@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from posviz.build import distribution
-from posviz.build.distribution import (
+from posviz.export import distribution
+from posviz.export.distribution import (
     CORE_FILES,
     MARKER_FILE,
     PYODIDE_VERSION,
@@ -207,11 +207,11 @@ def test_verify_names_a_tampered_pyodide_asm_js(release):
     with pytest.raises(DistributionError) as err:
         verify(release, ["six"])
     assert str(err.value).startswith(f"{asm}: sha256 ")
-    assert "posviz/build/pins.json" in str(err.value) and "\n" not in str(err.value)
+    assert "posviz/export/pins.json" in str(err.value) and "\n" not in str(err.value)
 
 
 def test_the_real_pins_cover_every_core_file_and_the_version():
-    from posviz.build import pins
+    from posviz.export import pins
 
     assert sorted(pins.PINS["pyodide"]["core"]) == sorted(CORE_FILES)
     assert all(len(h) == 64 for h in pins.PINS["pyodide"]["core"].values())
@@ -308,7 +308,7 @@ def test_a_tampered_cached_pyodide_asm_js_is_assembled_again(tmp_path, release, 
 
 
 def test_a_tampered_npm_tarball_is_refused(tmp_path, monkeypatch):
-    from posviz.build import pins
+    from posviz.export import pins
 
     def fake_run(cmd, cwd, what, env):
         (cwd / "pyodide-0.27.7.tgz").write_bytes(b"not the pinned tarball")

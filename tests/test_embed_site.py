@@ -11,7 +11,7 @@ ARTICLE_LINK = re.compile(r'href="((?:page|topic|tag)-[^"]*|index\.html|gallery\
 
 @pytest.fixture(scope="module")
 def one_figure(tmp_path_factory):
-    from posviz.build.export import build
+    from posviz.export.command import build
 
     out = tmp_path_factory.mktemp("embed") / "site"
     assert build(out, figures=[710]) == 0
@@ -49,7 +49,7 @@ def test_a_figure_view_drops_its_from_line_only_in_a_site_of_figures(views_as_se
 
 
 def test_an_unknown_figure_fails_the_build_in_one_line(tmp_path, capsys):
-    from posviz.build.export import build
+    from posviz.export.command import build
 
     assert build(tmp_path / "site", figures=[710, 999]) == 1
     err = capsys.readouterr().err
@@ -94,7 +94,7 @@ def test_without_content_check_says_what_to_set_in_one_line(no_content, capsys):
 
 
 def test_without_content_build_says_what_to_set_in_one_line(no_content, tmp_path, capsys):
-    from posviz.build.export import build
+    from posviz.export.command import build
 
     assert build(tmp_path / "site", figures=[710]) == 1
     err = capsys.readouterr().err

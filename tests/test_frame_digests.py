@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from posviz.build.frames import figure_frames
+from posviz.export.frames import figure_frames
 from posviz.figures import FIGURES
 from tests.support.frame_digests import RECORDED, digests
 

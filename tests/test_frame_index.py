@@ -1,4 +1,4 @@
-"""The browser's frame lookup (build/frame_index.js) on every shipped figure's real index.
+"""The browser's frame lookup (export/frame_index.js) on every shipped figure's real index.
 
 For each figure the built site ships, Node reads ``frames/<id>.json.gz`` as the
 page does and finds each state's frame from its values, as a reader's slider
@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from posviz.build.frames import key_of
+from posviz.export.frames import key_of
 from posviz.figures import FIGURES
 
-FRAME_INDEX = Path(__file__).resolve().parents[1] / "src" / "posviz" / "build" / "frame_index.js"
+FRAME_INDEX = Path(__file__).resolve().parents[1] / "src" / "posviz" / "export" / "frame_index.js"
 
 # For each frame of the index on stdin: its key, the frame found for its values
 # (by a link, and by moving each slider to it from the opening state), and the

@@ -1,6 +1,6 @@
 """The build host is what requirements/host.lock says, by hash (issue 31, finding 8).
 
-The static site ships hash-pinned wheels (build/pins.json); these tests hold the host
+The static site ships hash-pinned wheels (export/pins.json); these tests hold the host
 that renders and builds them to the same standard: ``./dev`` installs every
 distribution, the build backend and pip included, from a lock with sha256 hashes,
 and the environment the tests run in is exactly that lock.

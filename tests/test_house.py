@@ -65,7 +65,7 @@ def browser_modules(graph) -> set[str]:
 
 
 def host_only_in(modules: set[str]) -> list[str]:
-    from posviz.build.export import HOST_ONLY
+    from posviz.export.payload import HOST_ONLY
 
     left_out = {name.removesuffix(".py") for name in HOST_ONLY}
     return sorted(m for m in modules if m.split(".")[1:2] and m.split(".")[1] in left_out)
@@ -87,7 +87,7 @@ def test_no_host_only_module_says_the_browser_gets_it():
     from pathlib import Path
 
     import posviz
-    from posviz.build.export import HOST_ONLY
+    from posviz.export.payload import HOST_ONLY
 
     package = Path(posviz.__file__).parent
     claims = []

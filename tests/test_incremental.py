@@ -1,4 +1,4 @@
-"""Incremental builds (build/pagecache.py): a route is pre-rendered again only when an input
+"""Incremental builds (export/pagecache.py): a route is pre-rendered again only when an input
 of it changed, and a build from the cache is byte-identical to a full one."""
 
 import re
@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from posviz import content
-from posviz.build import pagecache
-from posviz.build.export import build
 from posviz.compose.routes import routes
+from posviz.export import pagecache
+from posviz.export.command import build
 from tests.support.scratch import differences, write_content
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -114,7 +114,7 @@ def showing(library, figure_id: int) -> set[str]:
 def test_a_pin_or_any_other_code_change_changes_every_route(copy, tmp_path, monkeypatch):
     package, _ = editable_posviz(tmp_path, monkeypatch)
     before = keys_of(copy)
-    pins = package / "build" / "pins.json"
+    pins = package / "export" / "pins.json"
     pins.write_text(pins.read_text("utf-8") + "\n", "utf-8")  # new bytes, same pins
     after = keys_of(copy)
     assert all(before[name] != after[name] for name in before)
@@ -132,11 +132,11 @@ def scratch_builds(tmp_path_factory):
     The frames and compiled bytecode come from the build cache the session shares,
     as any build's do.
     """
-    from posviz.build import export
+    from posviz.export import command
 
     tmp = tmp_path_factory.mktemp("incremental")
     cache, converted = tmp / "pages", {}
-    real_prerender = export.prerender
+    real_prerender = command.prerender
     with pytest.MonkeyPatch.context() as patch:
         root = write_content(tmp / "content")
         patch.setenv("POSVIZ_CONTENT", str(root))
@@ -147,7 +147,7 @@ def scratch_builds(tmp_path_factory):
                 converted[building] = set(missing)
                 return real_prerender(missing, *args, **kwargs)
 
-            patch.setattr(export, "prerender", prerender)
+            patch.setattr(command, "prerender", prerender)
             assert build(out) == 0, f"the {building} scratch build failed"
 
         recording(tmp / "full", "full")
@@ -191,7 +191,7 @@ def test_cached_frames_are_the_frames_computed_afresh(scratch_builds):
     import gzip
     import json
 
-    from posviz.build import frames
+    from posviz.export import frames
     from posviz.figures import FIGURES
 
     key = pagecache.frame_keys([710])[710]

@@ -37,8 +37,8 @@ USED_IN = {
     # The worker's Python: wherever it lives in the package.
     "MockSessionContext": ["*:MockSessionContext(document="],
     "edit_readonly": ["*:with edit_readonly(state.location)"],
-    "_simple_id": ["build/prerender.py:internals.restart_model_ids()"],
-    "_simple_id_lock": ["build/prerender.py:internals.restart_model_ids()"],
+    "_simple_id": ["export/prerender.py:internals.restart_model_ids()"],
+    "_simple_id_lock": ["export/prerender.py:internals.restart_model_ids()"],
     "__init__": ["serve.py:write_dev_entries", "compose/devloop.py:ANY_ROUTE = "],
 }
 
@@ -136,7 +136,7 @@ def test_panel_still_marks_a_converted_page_loading_with_the_declared_class():
     assert internals.PANEL_LOADING_CLASS == LOADING_INDICATOR_CSS_CLASS
     handler = Path(panel.__file__).parent / "_templates" / "pyodide_handler.js"
     assert f"'{internals.PANEL_LOADING_CLASS}'" in handler.read_text("utf-8")
-    assert f'"{internals.PANEL_LOADING_CLASS}"' in (SRC / "build" / "loader.js").read_text()
+    assert f'"{internals.PANEL_LOADING_CLASS}"' in (SRC / "export" / "loader.js").read_text()
 
 
 def test_bokehjs_still_has_index_and_has_finished():
@@ -149,7 +149,7 @@ def test_bokehjs_still_has_index_and_has_finished():
         f"BokehJS {bokeh.__version__} no longer exports Bokeh.{index}: see posviz/internals.py"
     )
     assert f"{finished}(){{" in bundle, f"BokehJS {bokeh.__version__} views lost {finished}()"
-    loader = (SRC / "build" / "loader.js").read_text("utf-8")
+    loader = (SRC / "export" / "loader.js").read_text("utf-8")
     assert f"Bokeh.{index}" in loader and finished in loader
 
 
@@ -280,9 +280,9 @@ def test_a_library_that_changed_a_seam_fails_the_check_naming_it(seam, shipped, 
 def test_a_build_whose_bokehjs_lost_a_seam_fails_naming_it(tmp_path, monkeypatch, capsys):
     """As an upgrade would: the site's copy of BokehJS no longer defines
     ``Document.from_json``; the build stops and says which part, and who uses it."""
-    from posviz.build import export
+    from posviz.export import command
 
-    copy_static = export.copy_static
+    copy_static = command.copy_static
 
     def upgraded(out, python):
         copy_static(out, python)
@@ -290,8 +290,8 @@ def test_a_build_whose_bokehjs_lost_a_seam_fails_naming_it(tmp_path, monkeypatch
             text = bundle.read_text("utf-8")
             bundle.write_text(text.replace("static from_json(", "static from_doc("), "utf-8")
 
-    monkeypatch.setattr(export, "copy_static", upgraded)
-    assert export.build(tmp_path / "site", figures=[710]) == 1
+    monkeypatch.setattr(command, "copy_static", upgraded)
+    assert command.build(tmp_path / "site", figures=[710]) == 1
     said = capsys.readouterr()
     assert "BokehJS no longer has Document.from_json" in said.err + said.out
-    assert "build/lazy.js" in said.err + said.out
+    assert "export/lazy.js" in said.err + said.out

@@ -1,7 +1,7 @@
 """The deep-link grammar against the vectors the browser's copy passes too.
 
 ``tests/data/link_vectors.json`` is read here with ``posviz/deeplinks.py`` and
-by ``tests/js/links.test.js`` with ``build/links.js`` (run below through
+by ``tests/js/links.test.js`` with ``export/links.js`` (run below through
 Node's own test runner), so the preview and Python cannot read one link two
 ways. The last tests tie the grammar to the shipped figures: the page
 description the site ships is the figures', and a slider the grammar leaves
@@ -112,7 +112,7 @@ def test_every_shipped_slider_is_read_by_its_type(figure_id):
 @pytest.mark.parametrize("figure_id", sorted(FIGURES))
 def test_a_slider_left_to_its_figure_is_one_whose_bounds_move(figure_id):
     """Over every state the build reaches, the sliders whose bounds moved are those declared."""
-    from posviz.build.frames import reachable
+    from posviz.export.frames import reachable
 
     cls = FIGURES[figure_id]
     moved = set()
@@ -130,7 +130,7 @@ def test_each_value_a_widget_reaches_passes_the_grammar(figure_id):
     """Step and parity refuse only what no widget can reach: every slider value the build
     steps through (bounds, step) reads back, and one off the step, where there is a step, does not.
     """
-    from posviz.build.frames import slider_values
+    from posviz.export.frames import slider_values
 
     figure = FIGURES[figure_id]()
     for slider in deeplinks.figure_spec(figure)["sliders"]:
@@ -145,7 +145,7 @@ def test_each_value_a_widget_reaches_passes_the_grammar(figure_id):
 def test_a_moving_sliders_table_gives_the_bounds_the_figure_has_in_every_state(figure_id):
     """Every state the build reaches, checked against the table a checker without Python reads:
     the table names the movers, and its bounds are the figure's own."""
-    from posviz.build.frames import reachable
+    from posviz.export.frames import reachable
 
     cls = FIGURES[figure_id]
     tables = cls.moving_bounds()

@@ -144,7 +144,7 @@ def test_without_a_site_the_plugin_builds_one_once_and_removes_it_at_shutdown(
     from mkdocs.config import load_config
     from mkdocs.exceptions import Abort
 
-    from posviz.build import export
+    from posviz.export import command
 
     built, codes = [], iter([0, 1])
 
@@ -154,7 +154,7 @@ def test_without_a_site_the_plugin_builds_one_once_and_removes_it_at_shutdown(
         fake_site(out)
         return next(codes)
 
-    monkeypatch.setattr(export, "build", fake_build)
+    monkeypatch.setattr(command, "build", fake_build)
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "index.md").write_text("::: posviz-figure 710\n", "utf-8")
     (tmp_path / "mkdocs.yml").write_text("site_name: t\nplugins: [posviz]\n", "utf-8")

@@ -219,7 +219,7 @@ def test_the_plugin_carries_every_figures_sliders_and_the_shared_grammar():
     source = myst.plugin_source()
     for make in FIGURES.values():
         assert json.dumps(deeplinks.figure_spec(make())["sliders"]) in source
-    links = (ROOT / "src/posviz/build/links.js").read_text("utf-8").strip().removesuffix(";")
+    links = (ROOT / "src/posviz/export/links.js").read_text("utf-8").strip().removesuffix(";")
     assert links in source
     assert not [word for word in ("__FIGURES__", "__LINKS__", "__SITE__") if word in source]
 

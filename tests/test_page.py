@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from posviz import styles
-from posviz.build import export
 from posviz.compose import page, routes
 from posviz.content import load
+from posviz.export import command
 
 BASE = "https://example.org/posviz/"
 
@@ -39,7 +39,7 @@ def prerendered(out: Path, names: list[str], base_url: str | None) -> dict[str, 
     if base_url:
         env[page.BASE_URL_ENV] = base_url
     subprocess.run(
-        [sys.executable, "-m", "posviz.build.prerender", str(out), *names],
+        [sys.executable, "-m", "posviz.export.prerender", str(out), *names],
         env=env,
         check=True,
         capture_output=True,
@@ -79,7 +79,7 @@ def test_base_url_gives_canonical_and_open_graph_from_the_content(heads):
 
 def test_sitemap_lists_every_route_at_its_public_url(tmp_path):
     found = routes.routes(load())
-    export.sitemap(tmp_path, found, BASE)
+    command.sitemap(tmp_path, found, BASE)
     tree = ET.parse(tmp_path / "sitemap.xml")
     space = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
     locs = [loc.text for loc in tree.getroot().findall("s:url/s:loc", space)]
@@ -90,9 +90,9 @@ def test_sitemap_lists_every_route_at_its_public_url(tmp_path):
     "bad", ["example.org/posviz", "ftp://example.org/", "https:///x", "https://e.org/?q=1"]
 )
 def test_a_base_url_that_is_not_a_public_folder_is_refused(bad):
-    with pytest.raises(export.BuildError, match="--base-url"):
-        export.check_base_url(bad)
-    assert export.check_base_url("https://e.org/site") == "https://e.org/site/"
+    with pytest.raises(command.BuildError, match="--base-url"):
+        command.check_base_url(bad)
+    assert command.check_base_url("https://e.org/site") == "https://e.org/site/"
 
 
 def _colours(css: str) -> tuple[dict, dict]:

@@ -6,7 +6,7 @@ import panel as pn
 from bokeh.document import Document
 from bokeh.embed import file_html
 
-from posviz.build.export import DOCS_JSON, share_stylesheets
+from posviz.export.adapter import DOCS_JSON, share_stylesheets
 from posviz.styles import TEXT_CSS
 
 

@@ -5,7 +5,8 @@ import hashlib
 
 import pytest
 
-from posviz.build.export import PINNED_PLACEHOLDER, BuildError, pin_scripts
+from posviz.export.adapter import PINNED_PLACEHOLDER, pin_scripts
+from posviz.export.errors import BuildError
 
 BUNDLE = "static/bokeh/bokeh-3.9.2.min.js"
 

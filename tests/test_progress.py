@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from posviz.build import distribution, progress
+from posviz.export import distribution, progress
 
 
 class Terminal(io.StringIO):
@@ -139,7 +139,7 @@ def test_a_wheel_fetched_from_pypi_counts_its_bytes_and_ends_with_its_size(
 ):
     """pip's temporary download lands in the folder ``fetching`` counts, and the wheel's own
     line ends with the bytes that arrived."""
-    from posviz.build import wheels
+    from posviz.export import wheels
 
     seen = {}
 

@@ -1,4 +1,4 @@
-"""The page ↔ worker protocol (build/protocol.js) against the code on both sides of it.
+"""The page ↔ worker protocol (export/protocol.js) against the code on both sides of it.
 
 The JS unit tests (tests/js/protocol.test.js) check what the worker refuses;
 these read the sources that send and handle messages, so that a type added on
@@ -18,7 +18,7 @@ import pytest
 from posviz.runtime import compute
 
 ROOT = Path(__file__).resolve().parents[1]
-BUILD = ROOT / "src" / "posviz" / "build"
+BUILD = ROOT / "src" / "posviz" / "export"
 PANEL_HANDLER = Path(panel.__file__).parent / "_templates" / "pyodide_handler.js"
 
 

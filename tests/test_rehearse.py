@@ -1,4 +1,4 @@
-"""The upgrade rehearsal (posviz/build/rehearse.py): it reads a release's files and says
+"""The upgrade rehearsal (posviz/export/rehearse.py): it reads a release's files and says
 which registered seams hold, on the pinned releases and on made-up ones."""
 
 import re
@@ -8,7 +8,7 @@ from pathlib import Path
 import bokeh
 
 from posviz import internals
-from posviz.build import rehearse
+from posviz.export import rehearse
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -97,7 +97,7 @@ def test_a_release_whose_page_script_changed_loses_its_anchors(tmp_path):
 
 def test_the_committed_report_is_the_commands_and_counts_its_rows():
     text = (ROOT / "docs" / "rehearsal.md").read_text("utf-8")
-    assert "`python -m posviz.build.rehearse --panel 1.10.0 --bokeh 3.10.1" in text
+    assert "`python -m posviz.export.rehearse --panel 1.10.0 --bokeh 3.10.1" in text
     counts = re.search(r"\*\*(\d+) hold, (\d+) gone, (\d+) not rehearsed\*\*", text)
     row = r"^\| [a-z ]+ \| `.*` \| \w+ \| (yes|\*\*no\*\*|not rehearsed) \|"
     rows = re.findall(row, text, re.M)

@@ -1,4 +1,4 @@
-"""The edits posviz makes to the pages `panel convert` writes (build/export.py).
+"""The edits posviz makes to the pages `panel convert` writes (export/adapter.py).
 
 Each edit depends on text Panel writes; when that text is missing the build
 must stop with the page and the text named, never ship a page without it.
@@ -9,15 +9,9 @@ import re
 
 import pytest
 
-from posviz.build.export import (
-    BUILD_PLACEHOLDER,
-    CONNECT,
-    BuildError,
-    edit,
-    rewrite_page,
-    share_page_scripts,
-    write_worker,
-)
+from posviz.export.adapter import BUILD_PLACEHOLDER, CONNECT, edit, rewrite_page, share_page_scripts
+from posviz.export.errors import BuildError
+from posviz.export.payload import write_worker
 from tests.support.site import worker_site
 
 # The parts of a `panel convert --to pyodide-worker` page that posviz edits.
@@ -99,7 +93,7 @@ def test_each_distinct_stylesheet_is_written_once_and_referred_to_after():
 
 
 def test_roots_are_ordered_by_the_number_in_their_id():
-    from posviz.build.export import ID_ORDER
+    from posviz.export.adapter import ID_ORDER
 
     script = (
         ID_ORDER + "\nconsole.log(JSON.stringify(['p10000', 'p9999', 'p1002'].sort(posvizIdOrder)))"

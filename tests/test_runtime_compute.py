@@ -7,8 +7,8 @@ import panel as pn
 import pytest
 from bokeh.document import Document
 
-from posviz.build import frames as build_frames
 from posviz.drawing.layout import deep_link
+from posviz.export import frames as build_frames
 from posviz.figures import FIGURES
 from posviz.runtime import compute
 

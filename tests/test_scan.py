@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from posviz.build.scan import scan, scan_text
+from posviz.export.scan import scan, scan_text
 
 OUTSIDE_IMG = '<p>Inline <img src="https://evil.example/x.png"> here.</p>'
 
@@ -94,7 +94,7 @@ def test_a_really_rendered_page_with_an_outside_image_fails_the_scan(tmp_path: P
     # As if the content check had been skipped: the view renders what the file says.
     code = (
         "import sys; from pathlib import Path; import posviz.content.markdown as c; "
-        "c.CHECK_MARKUP = False; from posviz.build.prerender import main; "
+        "c.CHECK_MARKUP = False; from posviz.export.prerender import main; "
         "main(Path(sys.argv[1]), sys.argv[2:])"
     )
     subprocess.run(
@@ -128,8 +128,8 @@ def test_a_canonical_link_is_not_a_fetch_but_a_stylesheet_is():
 def test_a_remembered_scan_gives_the_same_findings_and_rescans_changed_bytes(
     tmp_path: Path, monkeypatch
 ):
-    from posviz.build import pagecache
-    from posviz.build import scan as scanner
+    from posviz.export import pagecache
+    from posviz.export import scan as scanner
 
     monkeypatch.setenv(pagecache.CACHE_ENV, str(tmp_path / "cache"))
     site = tmp_path / "site"

@@ -1,4 +1,4 @@
-"""The offline search: Pagefind's index (build/search.py) and the box in the page template."""
+"""The offline search: Pagefind's index (export/search.py) and the box in the page template."""
 
 import hashlib
 import os
@@ -7,8 +7,8 @@ from pathlib import Path
 import panel as pn
 import pytest
 
-from posviz.build import search
 from posviz.compose import page
+from posviz.export import search
 
 PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>

@@ -153,7 +153,7 @@ def test_the_site_of_the_docs_figures_is_written_once_into_the_output(
 ):
     from sphinx.cmd.build import main
 
-    from posviz.build import export
+    from posviz.export import command
 
     built = []
 
@@ -162,7 +162,7 @@ def test_the_site_of_the_docs_figures_is_written_once_into_the_output(
         fake_site(out)
         return 0
 
-    monkeypatch.setattr(export, "build", fake_build)
+    monkeypatch.setattr(command, "build", fake_build)
     out = tmp_path / "out"
     assert main([mode, "html", str(docs_without_site), str(out), "-q"]) == 0
     html = out / "html" if mode == "-M" else out

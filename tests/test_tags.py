@@ -12,10 +12,10 @@ import panel as pn
 import pytest
 
 from posviz import content
-from posviz.build.export import site_manifest
 from posviz.compose import routes as routing
 from posviz.compose import views
 from posviz.compose.routes import tag_route, tag_slug
+from posviz.export.command import site_manifest
 from posviz.figures import FIGURES
 from tests.support.compose import CONTENT, links, live_figures, panes, plain
 from tests.support.content_checks import FIXTURE, SEED_FROM, in_order

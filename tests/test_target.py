@@ -1,6 +1,6 @@
 """Where `posviz build` may write, and the swap that never loses the previous site.
 
-Unit tests of posviz.build.target and of `build`'s failure paths; none runs a full build.
+Unit tests of posviz.export.target and of `build`'s failure paths; none runs a full build.
 """
 
 import errno
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from posviz.build import export, target
-from posviz.build.target import MARKER, TargetError
+from posviz.export import command, target
+from posviz.export.target import MARKER, TargetError
 
 
 def tree(folder: Path) -> dict:
@@ -160,9 +160,9 @@ def quick_build(monkeypatch, tmp_path):
         calls.append(out)
         (out / "index.html").write_text("new site")
 
-    monkeypatch.setattr(export, "make_site", make_site)
-    monkeypatch.setattr(export.distribution, "assemble", lambda **kw: tmp_path / "dist")
-    monkeypatch.setattr(export.distribution, "python_version", lambda dist: "3.12")
+    monkeypatch.setattr(command, "make_site", make_site)
+    monkeypatch.setattr(command.distribution, "assemble", lambda **kw: tmp_path / "dist")
+    monkeypatch.setattr(command.distribution, "python_version", lambda dist: "3.12")
     return calls
 
 
@@ -176,8 +176,8 @@ def one_line_failure(capsys, code, expected_code=1):
 def test_build_twice_and_into_an_existing_empty_folder(tmp_path, quick_build, capsys):
     out = tmp_path / "site"
     out.mkdir()
-    assert export.build(out) == 0
-    assert export.build(out) == 0
+    assert command.build(out) == 0
+    assert command.build(out) == 0
     assert (out / "index.html").read_text() == "new site"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
 
@@ -195,7 +195,7 @@ def test_build_refuses_hostile_targets_in_one_line(tmp_path, quick_build, capsys
     out = tmp_path / "out"
     make(out)
     before = tree(tmp_path)
-    err = one_line_failure(capsys, export.build(out))
+    err = one_line_failure(capsys, command.build(out))
     assert err.startswith("posviz build: failed: ") and message in err
     assert tree(tmp_path) == before and quick_build == []
 
@@ -208,11 +208,13 @@ def test_build_refuses_hostile_targets_in_one_line(tmp_path, quick_build, capsys
             "No space left on device: /x/wheels/panel.whl",
         ),
         (
-            export.wheels.WheelError("`pip download` failed (exit 1):\nERROR: line one\nline two"),
+            command.wheels.WheelError("`pip download` failed (exit 1):\nERROR: line one\nline two"),
             "`pip download` failed (exit 1) (full output in ",
         ),
         (
-            export.BuildError("panel convert failed (exit 1):\nTraceback (most recent call last):"),
+            command.BuildError(
+                "panel convert failed (exit 1):\nTraceback (most recent call last):"
+            ),
             "panel convert failed (exit 1) (full output in ",
         ),
         (ValueError("a bug"), "failed unexpectedly: ValueError: a bug (traceback in "),
@@ -230,8 +232,8 @@ def test_a_failing_build_leaves_the_previous_site_byte_for_byte(
         (out / "half.html").write_text("half")
         raise error
 
-    monkeypatch.setattr(export, "make_site", fail)
-    code = export.build(out)
+    monkeypatch.setattr(command, "make_site", fail)
+    code = command.build(out)
     err = one_line_failure(capsys, code, 130 if isinstance(error, KeyboardInterrupt) else 1)
     assert message in err
     assert tree(tmp_path) == before  # no sibling left either
@@ -244,7 +246,7 @@ def test_a_failing_build_leaves_the_previous_site_byte_for_byte(
 def test_after_a_killed_build_the_next_one_runs_normally(tmp_path, quick_build, capsys):
     out = fake_site(tmp_path / "site")
     target.fresh(out)  # what a SIGKILL mid-build leaves
-    assert export.build(out) == 0
+    assert command.build(out) == 0
     assert (out / "index.html").read_text() == "new site"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
 
@@ -252,8 +254,8 @@ def test_after_a_killed_build_the_next_one_runs_normally(tmp_path, quick_build, 
 def test_build_fails_when_the_host_libraries_differ_from_the_shipped_ones(
     tmp_path, monkeypatch, quick_build, capsys
 ):
-    monkeypatch.setattr(export.bokeh, "__version__", "3.9.1")
-    err = one_line_failure(capsys, export.build(tmp_path / "site"))
+    monkeypatch.setattr(command.bokeh, "__version__", "3.9.1")
+    err = one_line_failure(capsys, command.build(tmp_path / "site"))
     assert "this environment has bokeh 3.9.1, but the site ships bokeh 3.9.2" in err
     assert not (tmp_path / "site").exists() and quick_build == []
 
@@ -262,7 +264,7 @@ def test_a_second_build_into_the_same_place_fails_at_once(tmp_path, quick_build,
     out = fake_site(tmp_path / "site")
     before = tree(tmp_path)
     with target.lock(out):
-        err = one_line_failure(capsys, export.build(out))
+        err = one_line_failure(capsys, command.build(out))
     assert f"another posviz build is writing into {tmp_path}" in err
     assert tree(tmp_path) == before and quick_build == []
 
@@ -275,6 +277,6 @@ def test_an_unwritable_parent_is_one_line(tmp_path, monkeypatch, quick_build, ca
         raise PermissionError(errno.EACCES, "Permission denied", str(out.parent))
 
     monkeypatch.setattr(target, "fresh", refuse)
-    err = one_line_failure(capsys, export.build(out))
+    err = one_line_failure(capsys, command.build(out))
     assert err == f"posviz build: failed: Permission denied: {tmp_path}"
     assert tree(tmp_path) == before and quick_build == []

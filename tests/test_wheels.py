@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from posviz.build import wheels
-from posviz.build.wheels import (
+from posviz.export import wheels
+from posviz.export.wheels import (
     PURE_PINS,
     WheelError,
     collect_pure_wheels,
@@ -321,7 +321,7 @@ def _no_pip(*args, **kwargs):
 
 
 def test_pure_pins_come_from_the_pins_file():
-    from posviz.build import pins
+    from posviz.export import pins
 
     assert PURE_PINS["panel"] == pins.PINS["wheels"]["panel"]["version"]
     assert PURE_PINS["pyyaml"] == pins.PINS["sdists"]["pyyaml"]["version"]
@@ -367,7 +367,7 @@ def test_a_swapped_cached_wheel_is_detected_and_fetched_again(tmp_path, index, c
     assert again.read_bytes() == good.read_bytes()
     assert sha(raw) == table["wheels"]["param"]["sha256"]
     err = capsys.readouterr().err
-    assert f"cached {raw} does not match its pin in posviz/build/pins.json" in err
+    assert f"cached {raw} does not match its pin in posviz/export/pins.json" in err
 
 
 def test_a_download_that_differs_from_its_pin_is_refused(tmp_path, index):
@@ -410,7 +410,7 @@ def test_an_sdist_built_with_an_empty_cache_installs_nothing_unpinned(tmp_path, 
     pyyaml only (its sdist asks for Cython); markupsafe takes the same path.
     About 15 s: the sdist, setuptools and one wheel build, not a site build.
     """
-    from posviz.build import pins
+    from posviz.export import pins
 
     log = tmp_path / "pip.log"
     monkeypatch.setenv("PIP_LOG", str(log))  # pip appends every call's log here

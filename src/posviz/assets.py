@@ -1,7 +1,7 @@
 """The one registry of the package's JavaScript and CSS files, with their placeholders.
 
 Code in another language lives in a file of that language (``compose/page.js``,
-``styles/text.css``, ``build/connect.js``), linted as such (``./dev lint`` runs
+``styles/text.css``, ``export/connect.js``), linted as such (``./dev lint`` runs
 Biome on the JavaScript). A file may hold placeholders, ``__NAME__`` in capitals,
 that Python fills when it loads the file, as Bokeh's ``core/templates.py`` loads
 its templates. Filling is strict: a placeholder left unfilled, or a value given

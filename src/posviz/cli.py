@@ -54,10 +54,10 @@ def cmd_serve(args) -> int:
 
 
 def cmd_build(args) -> int:
-    """Build the static site into --out (see posviz.build.export)."""
+    """Build the static site into --out (see posviz.export.command)."""
     if check_content() is None:
         return 1
-    from posviz.build.export import build
+    from posviz.export.command import build
 
     return build(Path(args.out), cdn=args.cdn, base_url=args.base_url, figures=args.figures)
 
@@ -75,7 +75,7 @@ def figure_ids(text: str) -> list[int]:
 
 def cmd_pyodide(args) -> int:
     """Assemble (or check) the cached Pyodide distribution and print where it is."""
-    from posviz.build.distribution import DistributionError, assemble
+    from posviz.export.distribution import DistributionError, assemble
 
     try:
         print(assemble())

@@ -3,7 +3,7 @@
 A deep link carries slider values in the URL query (``710.pos=12``). Two
 readers apply it: Python (``compose/links.py``, under ``posviz serve`` and in
 the static site's live tier) and the page's frames tier before Python is up
-(``build/links.js``). Both read it with the rules below, written twice, once
+(``export/links.js``). Both read it with the rules below, written twice, once
 per language, and held together by one file of test vectors that a Python and
 a Node test both read (``tests/data/link_vectors.json``), so the preview never
 shows a state that Python then contradicts.

@@ -51,7 +51,7 @@ def send_frames_at_once() -> None:
     WSHandler.open = open
 
 
-# The static site's worker (build/worker.js; its Python half is
+# The static site's worker (export/worker.js; its Python half is
 # posviz/runtime/documents.py) keeps each page's Bokeh document in step with Python as
 # ``panel convert``'s own worker does, through these two functions: ``panel
 # convert`` exposes no public API for a worker of one's own.
@@ -117,7 +117,7 @@ WORKER_SESSION = [
 # so a page pre-rendered after other pages gets other ids than one pre-rendered
 # alone, and Bokeh has no public way to restart it. The build restarts it before
 # each route: a page's bytes then depend on that page alone, and a page reused
-# from the cache (build/pagecache.py) equals a fresh one. Used by build/prerender.py.
+# from the cache (export/pagecache.py) equals a fresh one. Used by export/prerender.py.
 MODEL_IDS = ("bokeh.util.serialization", "", "_simple_id")
 BOKEH_FIRST_ID = 999  # the counter's value when Bokeh is imported
 
@@ -152,7 +152,7 @@ DOCS_PAGE_HOLDERS = (
 ZENSICAL_CONTEXT, MKDOCS_RELPATH = (holder[2] for holder in DOCS_PAGE_HOLDERS)
 
 
-# --- JavaScript (build/loader.js; the benchmarks wait on the same) ------------------------
+# --- JavaScript (export/loader.js; the benchmarks wait on the same) ------------------------
 
 # Panel marks the page ``<body class="pn-loading">`` until its document is
 # rendered; the loader removes it once the pre-rendered figures are shown.
@@ -170,7 +170,7 @@ BOKEH_JS_NAMES = ("index", "has_finished")
 BOKEH_DOCUMENTS = "documents"
 
 # The text replacements on the HTML that ``panel convert`` writes each fail the
-# build when their anchor text is missing: see build/export.py (rewrite_page).
+# build when their anchor text is missing: see export/adapter.py (rewrite_page).
 
 
 # --- JavaScript, checked in what the site ships -------------------------------------------
@@ -178,7 +178,7 @@ BOKEH_DOCUMENTS = "documents"
 # Each private part of BokehJS, Pyodide or Panel's page script that posviz's browser
 # code touches: where the library has it (a file of the built site, or of an installed
 # package), a pattern that finds its definition there, the posviz files that use it,
-# and why no public API does. ``check_js_seams`` runs on every build (build/export.py),
+# and why no public API does. ``check_js_seams`` runs on every build (export/payload.py),
 # so a library whose internal moved fails the build naming the part, not a reader's
 # page. tests/test_internals.py alters each one in a copy and sees the check fail.
 
@@ -201,7 +201,7 @@ JS_SEAMS = (
         "BokehJS",
         BOKEH_MAIN,
         (r"\bindex=new Proxy\(new \w+\.ViewManager",),
-        ("build/loader.js", "build/frames.js", "build/lazy.js"),
+        ("export/loader.js", "export/frames.js", "export/lazy.js"),
         "the page's root views: BokehJS has no public list of them, nor a drawn event",
     ),
     JsSeam(
@@ -209,7 +209,7 @@ JS_SEAMS = (
         "BokehJS",
         BOKEH_MAIN,
         (r"has_finished\(\)\{",),
-        ("build/loader.js", "build/frames.js"),
+        ("export/loader.js", "export/frames.js"),
         "whether a view has drawn: the loader starts Python once the figures are painted",
     ),
     JsSeam(
@@ -217,7 +217,7 @@ JS_SEAMS = (
         "BokehJS",
         BOKEH_MAIN,
         (r"\b\w\.documents=\[\]",),
-        ("compose/page_script.js", "build/frames.js"),
+        ("compose/page_script.js", "export/frames.js"),
         "the page's documents, to find the pre-rendered models a frame changes",
     ),
     JsSeam(
@@ -225,7 +225,7 @@ JS_SEAMS = (
         "BokehJS",
         BOKEH_MAIN,
         (r"static from_json\(",),
-        ("build/lazy.js",),
+        ("export/lazy.js",),
         "wrapped so that the views of figures below the fold are made only when shown",
     ),
     JsSeam(
@@ -233,7 +233,7 @@ JS_SEAMS = (
         "BokehJS",
         BOKEH_MAIN,
         (r"\.embed_items=async function",),
-        ("build/lazy.js",),
+        ("export/lazy.js",),
         "wrapped to learn which roots a page embeds before BokehJS draws them",
     ),
     JsSeam(
@@ -241,7 +241,7 @@ JS_SEAMS = (
         "BokehJS",
         BOKEH_MAIN,
         (r"default_view",),
-        ("build/lazy.js",),
+        ("export/lazy.js",),
         "set to null to hold back a root's view until the reader scrolls to it",
     ),
     JsSeam(
@@ -249,7 +249,7 @@ JS_SEAMS = (
         "BokehJS",
         BOKEH_MAIN,
         (r"get is_unset\(\)\{", r"\bget_value\(\)\{"),
-        ("build/frame_index.js", "compose/page_script.js"),
+        ("export/frame_index.js", "compose/page_script.js"),
         "reading a model's set properties to walk its subtree and to theme it",
     ),
     JsSeam(
@@ -257,7 +257,7 @@ JS_SEAMS = (
         "BokehJS",
         BOKEH_MAIN,
         (r"setv\(\w,\w=\{\}\)\{",),
-        ("build/frame_apply.js", "build/frames.js", "compose/page_script.js"),
+        ("export/frame_apply.js", "export/frames.js", "compose/page_script.js"),
         "several properties set as one change (one redraw) when a frame is applied",
     ),
     JsSeam(
@@ -265,7 +265,7 @@ JS_SEAMS = (
         "BokehJS",
         BOKEH_MAIN,
         (r"get_model_by_name\(\w\)\{", r"get all_models\(\)"),
-        ("build/frame_index.js", "build/frames.js", "widget.js"),
+        ("export/frame_index.js", "export/frames.js", "widget.js"),
         "the named models a frame's keys point at",
     ),
     JsSeam(
@@ -281,7 +281,7 @@ JS_SEAMS = (
         "Pyodide",
         "pyodide/pyodide.js",
         (r'typeof _createPyodideModule!="function"',),
-        ("build/worker.js",),
+        ("export/worker.js",),
         "the worker runs the checked pyodide.asm.js itself, so loadPyodide loads no "
         "unchecked copy: it skips its own load when this function exists",
     ),
@@ -290,7 +290,7 @@ JS_SEAMS = (
         "Pyodide",
         "pyodide/pyodide.asm.js",
         (r"\b\w\._module=Module\b",),
-        ("build/worker.js",),
+        ("export/worker.js",),
         "Emscripten's module, for the size of Pyodide's memory (runtimeInfo)",
     ),
     JsSeam(
@@ -308,7 +308,7 @@ JS_SEAMS = (
         "Panel",
         "package:panel/_templates/pyodide_handler.js",
         (r"\bpyodideWorker\b", r"'pn-loading'"),
-        ("build/loader.js",),
+        ("export/loader.js",),
         "panel convert's page script: its worker variable, whose onmessage the loader "
         "wraps, and the class it marks a loading page with",
     ),

@@ -127,7 +127,7 @@ def _plugin_class():
                 shutil.rmtree(self.built.parent, ignore_errors=True)  # serve: figures changed
                 self.built = None
             if figures and getattr(self, "built", None) is None:
-                from posviz.build.export import build
+                from posviz.export.command import build
 
                 out = Path(tempfile.mkdtemp(prefix="posviz-mkdocs-")) / "site"
                 if build(out, figures=figures) != 0:

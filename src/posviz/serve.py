@@ -1,6 +1,6 @@
 """`posviz serve`: the live site, one ``panel serve`` process with an entry script per route.
 
-Beside ``posviz.build`` (the static export) in the layers of CONTRIBUTING: both
+Beside ``posviz.export`` (the static export) in the layers of CONTRIBUTING: both
 sit on ``compose`` and ``content``; ``cli`` parses the command line and calls
 ``serve`` with the checked content.
 """

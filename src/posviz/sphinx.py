@@ -30,7 +30,6 @@ Panel are imported only inside functions, so ``posviz`` imports without them.
 import shutil
 from pathlib import Path
 
-from posviz.build.target import MARKER
 from posviz.embed import (
     DEFAULT_HEIGHT,
     MAX_HEIGHT,
@@ -40,6 +39,7 @@ from posviz.embed import (
     embed_script,
     figure_query,
 )
+from posviz.export.target import MARKER
 
 
 class _AnyOption(dict):
@@ -203,7 +203,7 @@ def _write_site(app, target: Path) -> None:
     figures = sorted(set().union(*_figures(app.env).values()))
     if not figures:
         return
-    from posviz.build.export import build
+    from posviz.export.command import build
 
     if build(target, figures=figures) != 0:
         raise ExtensionError(f"posviz build into {target} failed; see its output above")

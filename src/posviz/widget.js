@@ -5,7 +5,7 @@
 //   _plots                     the drawn plots, as bokeh.embed.json_item, drawn once
 //   _sliders                   each slider: label, kind, bounds and step now, shown or not
 //   _frame, _columns, _pool    what the values put on screen, its arrays in one buffer,
-//                              applied to the drawn models as build/frames.js applies a frame
+//                              applied to the drawn models as export/frames.js applies a frame
 //   _readout, _alt, refused    the readout (HTML the kernel escaped), the plots' text
 //                              alternative, why the last value was refused
 // A control sets its slider's trait; the kernel answers with the new frame, or sends
@@ -46,7 +46,7 @@ function bufferOf(pool) {
   return new ArrayBuffer(0);
 }
 
-// build/frame_apply.js (the static site's frame step), a UMD module handed a
+// export/frame_apply.js (the static site's frame step), a UMD module handed a
 // CommonJS `module` to fill: a frame is applied as the site applies one.
 const FrameApply = (() => {
   const module = {exports: {}};

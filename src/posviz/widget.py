@@ -15,7 +15,7 @@ numpy and param), so nothing runs in a server or comes from the network:
   the figure's drawing (``posviz.drawing``) as ``bokeh.embed.json_item``
   once. Each change then sends only the figure's ``frame()``, its arrays in
   one binary buffer (``frames.pool``), which ``widget.js`` applies to the
-  drawn models as ``build/frames.js`` does in the static site.
+  drawn models as ``export/frames.js`` does in the static site.
 
 For a site or a dashboard, the Panel view (``pn.panel(figure)``, or the figure
 itself in a notebook) stays the one to use: it runs under ``posviz serve`` and
@@ -76,7 +76,7 @@ class Figure(anywidget.AnyWidget):
     _esm = assets.render(
         "posviz",
         "widget.js",
-        FRAME_APPLY=assets.source("posviz.build", "frame_apply.js").strip().removesuffix(";"),
+        FRAME_APPLY=assets.source("posviz.export", "frame_apply.js").strip().removesuffix(";"),
     )
     _css = assets.render("posviz", "widget.css")
 

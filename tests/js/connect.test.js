@@ -1,4 +1,4 @@
-// How a page joins the site's Python runtime (build/connect.js), run as the page
+// How a page joins the site's Python runtime (export/connect.js), run as the page
 // runs it, in a stand-in page: SharedWorker and Worker classes that record what
 // was made, Web Locks the test grants, and localStorage shared between pages.
 const test = require("node:test");
@@ -7,7 +7,7 @@ const fs = require("node:fs");
 const path = require("node:path");
 const vm = require("node:vm");
 
-const SOURCE = fs.readFileSync(path.join(__dirname, "../../src/posviz/build/connect.js"), "utf-8");
+const SOURCE = fs.readFileSync(path.join(__dirname, "../../src/posviz/export/connect.js"), "utf-8");
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 function port() {

@@ -1,4 +1,4 @@
-// The lazy join (build/lazy.js), run as the page runs it, in a stand-in window:
+// The lazy join (export/lazy.js), run as the page runs it, in a stand-in window:
 // BokehJS's embed_items and Document.from_json, an IntersectionObserver the test
 // fires, and islands whose distance from the viewport the test sets. What is
 // checked is the bookkeeping: which roots wait, in which order, and what a join
@@ -9,7 +9,7 @@ const fs = require("node:fs");
 const path = require("node:path");
 const vm = require("node:vm");
 
-const SOURCE = fs.readFileSync(path.join(__dirname, "../../src/posviz/build/lazy.js"), "utf-8");
+const SOURCE = fs.readFileSync(path.join(__dirname, "../../src/posviz/export/lazy.js"), "utf-8");
 
 // A page of islands: each {figure, top} is an island at ``top`` px holding one root element.
 function page(islands, {observer = true} = {}) {

@@ -1,10 +1,10 @@
-// The browser's deep-link grammar (build/links.js) against the vectors that
+// The browser's deep-link grammar (export/links.js) against the vectors that
 // posviz/deeplinks.py passes too (tests/test_link_vectors.py runs this file).
 const test = require("node:test");
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
-const Links = require("../../src/posviz/build/links.js");
+const Links = require("../../src/posviz/export/links.js");
 
 const VECTORS = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "data", "link_vectors.json"), "utf-8"));
 const asJson = (values) => JSON.parse(JSON.stringify(values));

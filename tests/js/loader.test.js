@@ -1,4 +1,4 @@
-// The loader (build/loader.js), run as the page runs it, in a stand-in page:
+// The loader (export/loader.js), run as the page runs it, in a stand-in page:
 // a fake worker whose messages the test sends, a clock the test moves, and a
 // body whose data-posviz state and status bar are what a reader sees.
 const test = require("node:test");
@@ -7,7 +7,7 @@ const fs = require("node:fs");
 const path = require("node:path");
 const vm = require("node:vm");
 
-const SOURCE = fs.readFileSync(path.join(__dirname, "../../src/posviz/build/loader.js"), "utf-8");
+const SOURCE = fs.readFileSync(path.join(__dirname, "../../src/posviz/export/loader.js"), "utf-8");
 
 // A DOM element with just what the loader touches.
 function element(tag, owner) {

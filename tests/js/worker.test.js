@@ -1,4 +1,4 @@
-// The runtime worker (build/worker.js), joined with protocol.js and checked.js as
+// The runtime worker (export/worker.js), joined with protocol.js and checked.js as
 // the build joins them, run in a stand-in worker scope: a fetch that serves the
 // site's files (and records the order it was asked in), Pages that are ports the
 // test drives, and a stand-in Pyodide. Checked: the messages a page gets, and the
@@ -10,7 +10,7 @@ const path = require("node:path");
 const vm = require("node:vm");
 const {createHash} = require("node:crypto");
 
-const BUILD = path.join(__dirname, "../../src/posviz/build");
+const BUILD = path.join(__dirname, "../../src/posviz/export");
 const read = (name) => fs.readFileSync(path.join(BUILD, name), "utf-8");
 const digest = (text) => createHash("sha256").update(text).digest("hex");
 const BASE = "https://site.test/";

@@ -66,7 +66,7 @@ def sha256(text: str) -> str:
 
 def computed() -> dict[str, dict[str, str]]:
     """Every figure's digests, computed now by the build's own code."""
-    from posviz.build.frames import figure_frames
+    from posviz.export.frames import figure_frames
     from posviz.figures import FIGURES
 
     return {str(fid): digests(*figure_frames(cls)) for fid, cls in FIGURES.items()}

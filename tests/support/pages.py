@@ -59,7 +59,7 @@ def wait_for_plot(page, name: str, timeout: float = 30_000):
 def figure_card(page, index: int):
     """The drawn card of the page's figure number ``index``, reached as a reader would.
 
-    A far island waits to be drawn until it is scrolled near (build/lazy.js): scroll
+    A far island waits to be drawn until it is scrolled near (export/lazy.js): scroll
     to it and wait until it is drawn. A page without islands counts Bokeh's cards.
     """
     islands = page.locator(".posviz-island")

@@ -98,7 +98,7 @@
   },
 
   // The drawn card of the page's figure number `figure`, as a reader reaches it:
-  // an island still waiting to be drawn (build/lazy.js) is scrolled to, and null
+  // an island still waiting to be drawn (export/lazy.js) is scrolled to, and null
   // until it is drawn.
   card(figure) {
     const islands = [...document.querySelectorAll(".posviz-island")];

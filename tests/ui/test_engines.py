@@ -586,7 +586,7 @@ SHOWING_JS = """() => ({
 def test_the_topic_and_a_figure_read_and_answer_with_their_server_gone_after_one_visit(
     tour, built_site
 ):
-    """Offline after one visit (build/sw.js): the service worker kept the topic, a figure
+    """Offline after one visit (export/sw.js): the service worker kept the topic, a figure
     page and the files the runtime fetched; with the server stopped, a reload of each
     starts Python afresh from that copy (the figure joins the topic's), and a slider
     answers in each. The pages are served as built (a sha256 must match to be kept)."""

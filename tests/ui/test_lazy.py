@@ -1,4 +1,4 @@
-"""Lazy join (build/lazy.js): a figure far below the fold gets no view until the reader
+"""Lazy join (export/lazy.js): a figure far below the fold gets no view until the reader
 scrolls near it; then it is drawn, in the preview or in the live document, and answers.
 
 The topic page at 1280×900 shows four figures; 4121 is the last, two screens down.

@@ -122,7 +122,7 @@ STARTED_JS = """(wait) => {
 def test_a_page_on_screen_that_has_not_painted_holds_the_runtime_back_until_hidden(
     tampered, context
 ):
-    """The runtime's bytes wait for every page on screen to paint (build/worker.js): no
+    """The runtime's bytes wait for every page on screen to paint (export/worker.js): no
     timer lets them go. A page that cannot paint (its BokehJS refused) holds them back
     while it is on screen; hidden, it holds no one back, and the painted page goes live."""
     asked = []

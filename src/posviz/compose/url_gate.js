@@ -1,5 +1,5 @@
 // posviz: the URL writes a browser accepts. Panel's live Location pushes a history
-// entry per slider value and the preview (build/frames.js) replaces; WebKit and
+// entry per slider value and the preview (export/frames.js) replaces; WebKit and
 // Safari refuse a page more than 100 writes in 10 s with a SecurityError, which
 // would stop the script that wrote, Panel's or posviz's. Once guarded, a write
 // that stays on the same document:

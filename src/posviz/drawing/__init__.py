@@ -12,7 +12,7 @@ object that:
   would pad, format or flip is the frame's to say, never copied from it.
 
 The figure is drawn once; each slider step applies the new frame to the drawn
-models in place (``apply_frame``), as ``build/frames.js`` does in the static
+models in place (``apply_frame``), as ``export/frames.js`` does in the static
 page before Python is up.
 """
 

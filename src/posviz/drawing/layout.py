@@ -31,8 +31,8 @@ WIDGET_WIDTH = 210  # px of each control
 PHONE_PANE = 300  # px across a plot's pane on a phone, or less
 
 
-def frame_size(plot) -> tuple[int, int] | None:
-    """The (frame_width, frame_height) the plot asks for, if it asks for both."""
+def plot_area(plot) -> tuple[int, int] | None:
+    """The plot area (Bokeh's frame_width and frame_height) ``plot`` asks for, if both."""
     options = plot_options(plot)
     width, height = options.get("frame_width"), options.get("frame_height")
     return (width, height) if width and height else None
@@ -45,9 +45,9 @@ def plot_options(plot) -> dict:
 
 
 def asked_width(plot) -> int:
-    """The width in px the figure drew ``plot`` for: its frame's, its own, or HoloViews'."""
-    frame = frame_size(plot)
-    return frame[0] if frame else plot_options(plot).get("width") or PLOT_BASIS
+    """The width in px the figure drew ``plot`` for: its plot area's, its own, or HoloViews'."""
+    area = plot_area(plot)
+    return area[0] if area else plot_options(plot).get("width") or PLOT_BASIS
 
 
 def has_legend(plot) -> bool:
@@ -60,7 +60,7 @@ def has_legend(plot) -> bool:
 def legend_css(asked: int) -> str:
     """A legend's rule: one column in a plot narrower than the width it was drawn for.
 
-    Bokeh lays a legend out as a grid of ``legend_cols`` columns inside the frame and
+    Bokeh lays a legend out as a grid of ``legend_cols`` columns inside the plot area and
     clips what passes the canvas; its columns fit the width the figure asked for. The
     plot pane is the container (``plot_pane``), and container queries reach into the
     legend's shadow root. On a phone (a pane of ``PHONE_PANE`` px or less) its labels
@@ -77,19 +77,19 @@ def legend_css(asked: int) -> str:
 def plot_pane(plot):
     """The plot in its pane, sized for any screen.
 
-    A plot with a fixed frame (4121's grids of square cells) scales with the
-    width and keeps its aspect, up to the size it was drawn for; the frame
+    A plot with a fixed plot area (4121's grids of square cells) scales with the
+    width and keeps its aspect, up to the size it was drawn for; the area
     size becomes the canvas size, with room for the title. Line and bar plots
     stretch to the width and keep their height, so a phone still shows their
     curves and legends at a readable size. Plots share a row only when each gets
     the width it asks for (its flex basis): a title or a legend drawn for 460 px
     is not clipped at 300. Narrower than that (a phone), a legend takes one column.
     """
-    frame, asked = frame_size(plot), asked_width(plot)
-    if frame is None:
+    area, asked = plot_area(plot), asked_width(plot)
+    if area is None:
         mode, options = "stretch_width", {}
     else:
-        width, height = frame
+        width, height = area
         mode = "scale_width"
         options = {
             "plot.frame_width": None,
@@ -105,25 +105,25 @@ def plot_pane(plot):
         sizing_mode=mode,  # the pane's mode becomes the plot's
         css_classes=["posviz-plot"],
         styles={
-            **{k: v for k, v in pane_styles(asked, frame).items() if k != "aspect-ratio"},
+            **{k: v for k, v in pane_styles(asked, area).items() if k != "aspect-ratio"},
             "container-type": "inline-size",  # the legend's rule measures the pane
         },
     )
 
 
-TITLE_ROOM = 30  # px above a framed plot's frame, for its title
+TITLE_ROOM = 30  # px above a fixed plot area, for the plot's title
 
 
-def pane_styles(asked: int, frame: tuple[int, int] | None) -> dict:
+def pane_styles(asked: int, area: tuple[int, int] | None) -> dict:
     """A plot pane's flex rules, shared by the drawn figure and its room before the draw.
 
     It grows from the width it asks for; a stretching plot up to 640 px or that width,
-    a framed one up to its frame, keeping its aspect (``aspect-ratio``, for the room:
+    one with a fixed plot area up to that area, keeping its aspect (``aspect-ratio``, for the room:
     Bokeh's ``scale_width`` keeps it in the drawn figure).
     """
-    if frame is None:
+    if area is None:
         return {"flex": f"1 1 {asked}px", "min-width": "0", "max-width": f"{max(asked, 640)}px"}
-    width, height = frame
+    width, height = area
     return {
         "flex": f"1 1 {asked}px",
         "min-width": "0",
@@ -293,7 +293,7 @@ def island_room(figure, readout_html: str) -> Markup:
         f'<i style="width: {WIDGET_WIDTH}px; height: {h}px"></i>' for h in control_heights(figure)
     )
     plots = "".join(
-        f'<i style="{inline(pane_styles(width, spec_frame(spec)) | spec_height(spec))}"></i>'
+        f'<i style="{inline(pane_styles(width, spec_plot_area(spec)) | spec_height(spec))}"></i>'
         for width, spec in zip(asked, specs, strict=True)
     )
     return Markup(
@@ -327,15 +327,15 @@ def control_heights(figure) -> list[float]:
     return heights
 
 
-def spec_frame(spec) -> tuple[int, int] | None:
-    """The (frame_width, frame_height) a ``Plot`` asks for, as ``frame_size`` of its drawing."""
+def spec_plot_area(spec) -> tuple[int, int] | None:
+    """The plot area a ``Plot`` asks for, as ``plot_area`` of its drawing."""
     width, height = spec.options.get("frame_width"), spec.options.get("frame_height")
     return (width, height) if width and height else None
 
 
 def spec_height(spec) -> dict:
-    """The height of a ``Plot``'s box: its own or HoloViews' (a framed plot keeps its aspect)."""
-    if spec_frame(spec):
+    """The height of a ``Plot``'s box, its own or HoloViews' (fixed plot area keeps its aspect)."""
+    if spec_plot_area(spec):
         return {}
     height = spec.options.get("height")
     if not height:

@@ -1,6 +1,6 @@
 """A frame's arrays as one binary pool, each distinct array once, and its strings once.
 
-The build writes the precomputed frames this way (``build/frames.py``), and the
+The build writes the precomputed frames this way (``export/frames.py``), and the
 worker's numpy tier sends a computed frame the same way (``runtime/compute.py``):
 ``posviz-frames.js`` reads both alike.
 """

@@ -4,7 +4,7 @@ MyST runs plugins written in JavaScript, at docs-build time, without Python.
 ``write_plugin`` writes one that knows every figure: the ``posviz-figure``
 directive (``plugin.js``) with each figure's sliders as the deep-link grammar
 describes them (``deeplinks.figure_spec``) and that grammar itself
-(``build/links.js``) baked in, and the widget module it points at
+(``export/links.js``) baked in, and the widget module it points at
 (``widget.js``), which draws the iframe and sizes it in MyST's theme::
 
     python -m posviz.myst --out posviz.mjs      # writes posviz.mjs, posviz-embed.mjs
@@ -46,7 +46,7 @@ def figure_specs() -> list[dict]:
 
 def plugin_source(site_url: str = SITE_URL) -> str:
     """The plugin module: the directive with the figures and the grammar baked in."""
-    links = resources.files("posviz.build").joinpath("links.js").read_text("utf-8")
+    links = resources.files("posviz.export").joinpath("links.js").read_text("utf-8")
     return assets.render(
         PACKAGE,
         "plugin.js",

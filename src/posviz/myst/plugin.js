@@ -8,7 +8,7 @@
 //
 // `posviz myst-plugin --out posviz.mjs` (posviz/myst/__init__.py) writes this
 // file with every figure's sliders (deeplinks.figure_spec) and the deep-link
-// grammar (build/links.js) baked in, so a docs build runs no Python. The
+// grammar (export/links.js) baked in, so a docs build runs no Python. The
 // directive checks the figure id and each slider value with the rules the
 // figure pages and posviz.sphinx use; a bad one is an error at its file and
 // line (`myst build --strict` then stops), and the page shows it in a red box.
@@ -32,7 +32,7 @@ const MAX_ID_DIGITS = 18;
 const ARGUMENT_RULE = "directive-argument-correct";
 const OPTIONS_RULE = "directive-options-correct";
 
-// build/links.js, a UMD module, handed a CommonJS `module` to fill.
+// export/links.js, a UMD module, handed a CommonJS `module` to fill.
 const links = (() => {
   const module = {exports: {}};
   __LINKS__;

@@ -1,6 +1,6 @@
 """Ready the worker's Python for Panel, then hand the worker its runtime.
 
-``build/worker.js`` calls ``prepare``, then ``step`` for each of ``STEPS``
+``export/worker.js`` calls ``prepare``, then ``step`` for each of ``STEPS``
 (between two steps it answers the pages' requests for frames, so that nothing
 a reader does waits for the whole of Panel's import), then ``runtime``.
 ``start`` does all of it at once.

@@ -23,7 +23,7 @@ from posviz.frames.pool import Pool
 # --- General API ---------------------------------------------------------------
 
 
-# What a page's "compute" request carries (build/protocol.js, COMPUTE_REQUEST).
+# What a page's "compute" request carries (export/protocol.js, COMPUTE_REQUEST).
 REQUEST_FIELDS = ("module", "figure", "values", "link")
 
 

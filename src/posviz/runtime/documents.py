@@ -1,4 +1,4 @@
-"""One Bokeh document per page that the worker serves (the Python half of build/worker.js).
+"""One Bokeh document per page that the worker serves (the Python half of export/worker.js).
 
 One runtime serves several pages at once, each with its own document; every
 call names its connection and runs with that document as Panel's and Bokeh's

@@ -1,5 +1,5 @@
 // posviz: the search box of a built page, on the Pagefind index the build writes
-// (build/search.py). The box is hidden in the HTML, so that a page read without
+// (export/search.py). The box is hidden in the HTML, so that a page read without
 // JavaScript shows no control that cannot work; this script shows it. Results
 // are links to pages and to their sections, announced by a polite status line.
 (() => {

@@ -1,5 +1,5 @@
 // posviz: which precomputed frame a figure's state is, and which of the page's
-// Bokeh models a figure has. A figure's frames index (build/frames.py,
+// Bokeh models a figure has. A figure's frames index (export/frames.py,
 // figure_frames) keys each state by the values of its sliders that no other
 // slider implies (JSON, as Python's key_of writes it); an implied slider (a
 // preset) moves the state by its ``moves``. frames.js uses these with the page's

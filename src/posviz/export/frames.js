@@ -1,5 +1,5 @@
 // posviz: sliders that answer from the first paint, before Python is up.
-// The build computed each figure's frames (posviz/build/frames.py): for every
+// The build computed each figure's frames (posviz/export/frames.py): for every
 // state a reader reaches from the opening one by moving one slider, the
 // properties of each named Bokeh model, and the readout, text alternative,
 // deep link and table as Panel writes them. This script loads them after the
@@ -65,7 +65,7 @@
     return Checked.gunzip(packed);
   }
 
-  // One frame onto the models of one figure (build/frame_apply.js, concatenated
+  // One frame onto the models of one figure (export/frame_apply.js, concatenated
   // before this file); its arrays are in ``pool``, as ``columns`` say.
   function applyModels(figure, part, columns, pool) {
     const {named} = figure.models;

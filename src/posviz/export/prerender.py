@@ -1,4 +1,4 @@
-"""Run ``panel convert`` on entry scripts: ``python -m posviz.build.prerender OUT NAME...``.
+"""Run ``panel convert`` on entry scripts: ``python -m posviz.export.prerender OUT NAME...``.
 
 Runs in its own interpreter so that the build can fix what makes output
 differ between runs (PYTHONHASHSEED, the export flag, Panel's CDN root)

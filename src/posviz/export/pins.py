@@ -14,8 +14,8 @@ import json
 from importlib import resources
 from pathlib import Path
 
-PINS_FILE = "posviz/build/pins.json"
-PINS: dict = json.loads(resources.files("posviz.build").joinpath("pins.json").read_text("utf-8"))
+PINS_FILE = "posviz/export/pins.json"
+PINS: dict = json.loads(resources.files("posviz.export").joinpath("pins.json").read_text("utf-8"))
 
 
 class PinError(Exception):

@@ -1,5 +1,5 @@
 // posviz: a far figure is drawn when the reader scrolls near it, and joins the
-// live document then. Joined to the loader (build/export.py, rewrite_page), so
+// live document then. Joined to the loader (export/adapter.py, rewrite_page), so
 // it runs after BokehJS and before the page's embed script.
 //
 // Each figure's island (compose/templates/site.html) holds one Bokeh root. When

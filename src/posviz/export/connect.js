@@ -7,7 +7,7 @@
 // dedicated worker. window.posvizWorker stands in for the worker in Panel's
 // page script. Every page loads this one file; the page's own settings come
 // just before it (#posviz-page): its route, the build's id, and its scripts that
-// carry an integrity sha256 (build/export.py, rewrite_page).
+// carry an integrity sha256 (export/adapter.py, rewrite_page).
 (() => {
   const settings = JSON.parse(document.getElementById("posviz-page").textContent);
   const {route: ROUTE, build: BUILD, pinned: PINNED} = settings;
@@ -120,7 +120,7 @@
     });
   };
   // A page behind another tab paints nothing: it must not hold back the runtime's
-  // start for the pages on screen (build/worker.js, allowWhenPainted).
+  // start for the pages on screen (export/worker.js, allowWhenPainted).
   document.addEventListener("visibilitychange", () => {
     if (worker.port) worker.port.postMessage({type: "visibility", hidden: document.hidden});
   });

@@ -26,8 +26,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from posviz.build import distribution, pins
-from posviz.build.wheels import wheel_dist_info, write_wheel_archive
+from posviz.export import distribution, pins
+from posviz.export.wheels import wheel_dist_info, write_wheel_archive
 
 KEEP_SOURCE = ("posviz",)
 

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
-from posviz.build import pins, progress, system
+from posviz.export import pins, progress, system
 
 __all__ = [
     "CORE_FILES",

@@ -6,11 +6,11 @@ anchors posviz's edits of ``panel convert``'s page need). This reads a release's
 files, without installing or importing it, and says of each seam: holds, gone,
 or not rehearsed (its library is not one of those given)::
 
-    python -m posviz.build.rehearse --panel 1.10.0 --bokeh 3.10.1 --pyodide 314.0.8 \\
+    python -m posviz.export.rehearse --panel 1.10.0 --bokeh 3.10.1 --pyodide 314.0.8 \\
         --out docs/rehearsal.md
 
 With no version, a library is rehearsed as installed (Pyodide: the pinned release
-the build uses), so ``python -m posviz.build.rehearse`` says whether today's
+the build uses), so ``python -m posviz.export.rehearse`` says whether today's
 pins hold every seam (tests/test_rehearse.py runs that). Wheels come from pip,
 Pyodide's core from npm, into ``$POSVIZ_CACHE/rehearsal``.
 """
@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import NamedTuple
 
 from posviz import internals
-from posviz.build import distribution
+from posviz.export import distribution
 
 REHEARSED = ("panel", "bokeh", "holoviews", "param", "pyodide")
 BROWSER_PYTHON = "3.12"  # Pyodide 0.27's; wheels are fetched for it
-# posviz's edits of `panel convert`'s page that are not patch files (build/export.py
+# posviz's edits of `panel convert`'s page that are not patch files (export/adapter.py
 # rewrite_page): the text each needs, and the file of the release that writes it.
 # (library, file, the anchor, the texts that file writes it from)
 PAGE_ANCHORS = (
@@ -42,7 +42,7 @@ PAGE_ANCHORS = (
         ('"https://cdn.bokeh.org"', '"bokeh/release"'),
     ),
 )
-PATCHES = ("panel_worker", "panel_roots_sort", "panel_root_ids")  # build/<name>.js
+PATCHES = ("panel_worker", "panel_roots_sort", "panel_root_ids")  # export/<name>.js
 
 
 class Release(NamedTuple):
@@ -211,7 +211,7 @@ def python_findings(releases: dict[str, Release]) -> list[Finding]:
     return found
 
 
-# Libraries the site does not ship (build/wheels.py leaves them out): a module the
+# Libraries the site does not ship (export/wheels.py leaves them out): a module the
 # worker imports must not import one at its top level, or the live tier cannot start.
 NOT_SHIPPED = ("pandas",)
 
@@ -280,7 +280,7 @@ def anchor_findings(releases: dict[str, Release]) -> list[Finding]:
 
     wanted = list(PAGE_ANCHORS)
     for name in PATCHES:  # a patch's first line of code is Panel's text
-        lines = assets.source("posviz.build", f"{name}.js").splitlines()
+        lines = assets.source("posviz.export", f"{name}.js").splitlines()
         anchor = next(line for line in lines if line.strip() and not line.startswith("//"))
         written = anchor.replace("__NAME__", "{{ name }}")
         wanted.append(("panel", "_templates/pyodide_handler.js", written, None))
@@ -305,7 +305,7 @@ def report(releases: dict[str, Release], findings: list[Finding]) -> str:
     lines = [
         "# Upgrade rehearsal",
         "",
-        "Written by `python -m posviz.build.rehearse "
+        "Written by `python -m posviz.export.rehearse "
         + " ".join(f"--{r.library} {r.version}" for r in releases.values())
         + "`: each seam registered in `posviz/internals.py`, read from the release's files.",
         "",
@@ -343,7 +343,7 @@ def rehearse(
 def main(argv=None) -> int:
     """Rehearse; print the report (or write it to ``--out``); exit 1 if a seam is gone."""
     parser = argparse.ArgumentParser(
-        prog="python -m posviz.build.rehearse", description=__doc__.split("\n")[0]
+        prog="python -m posviz.export.rehearse", description=__doc__.split("\n")[0]
     )
     for library in REHEARSED:
         parser.add_argument(

@@ -5,11 +5,11 @@ so per route). Its output for one route is a function of that route's inputs
 alone, so it is kept under a key made of them, by content hash (never mtime):
 
 * posviz's code, templates and styles (every file of the package but the
-  figure modules), the pins (``build/pins.json``), the versions of Python and
+  figure modules), the pins (``export/pins.json``), the versions of Python and
   zlib and of every library posviz requires, all the way down (panel, bokeh,
   holoviews, param, numpy, jinja2, markdown-it-py, pyviz_comms...), and the
   build's settings (CDN root, base URL). The pre-render runs in a clean
-  environment (build/prerender.py), so no variable of the build's own is an
+  environment (export/prerender.py), so no variable of the build's own is an
   input of a page;
 * the figure modules the route shows (home and tag pages name figures by
   title, so they take them all; a topic and the gallery take the ones they show);
@@ -23,7 +23,7 @@ the search index) runs on every page of every build; a figure's frames are
 kept the same way, under a key of posviz's code, the figure's module and the
 Bokeh, Panel, HoloViews and Param variables of the build's environment
 (``frame_keys``: frames are computed in the build's own process), and posviz's
-compiled bytecode under its wheel's sha256 (build/bytecode.py), so a build from
+compiled bytecode under its wheel's sha256 (export/bytecode.py), so a build from
 the cache is byte-identical to a full one (``tests/test_incremental.py``).
 
 An entry is trusted no more than a download: each file starts with a line
@@ -53,8 +53,8 @@ from packaging.utils import canonicalize_name
 
 import posviz
 from posviz import content
-from posviz.build import distribution
 from posviz.compose.routes import Route
+from posviz.export import distribution
 
 CACHE_ENV = "POSVIZ_PAGE_CACHE"
 PACKAGE = Path(__file__).resolve().parent.parent
@@ -306,7 +306,7 @@ def store_frames(key: str, files: dict[str, bytes]) -> None:
 
 
 # The offline scan's findings for a file depend on its bytes and on the scanner alone.
-SCANNER = hashlib.sha256((PACKAGE / "build" / "scan.py").read_bytes()).hexdigest()
+SCANNER = hashlib.sha256((PACKAGE / "export" / "scan.py").read_bytes()).hexdigest()
 
 
 def remembered_scan(data: bytes, suffix: str, scan) -> list[tuple[int, str]]:

@@ -1,11 +1,11 @@
 // posviz: the pure rules of the offline copy, shared by the service worker
-// (build/sw.js, joined after this file into posviz-sw.js) and node's tests
+// (export/sw.js, joined after this file into posviz-sw.js) and node's tests
 // (tests/js/offline.test.js). Nothing here touches a cache or the network.
 ((root, factory) => {
   if (typeof module === "object" && module.exports) module.exports = factory();
   else root.PosvizOffline = factory();
 })(globalThis, () => {
-  // The files every page's Python runtime fetches (build/worker.js): a page
+  // The files every page's Python runtime fetches (export/worker.js): a page
   // that ran it kept them all, though the page's own timings never list them.
   const RUNTIME = [/^posviz-worker\.js$/, /^pyodide\//, /^wheels\//];
 

@@ -202,7 +202,7 @@ def write_frames(out: Path, figure_ids, fresh: dict[str, dict]) -> dict:
     folder = out / FRAME_DIR
     folder.mkdir(parents=True, exist_ok=True)
     listed: dict = {}
-    from posviz.build import pagecache
+    from posviz.export import pagecache
 
     keys = pagecache.frame_keys(figure_ids)
     for figure_id in sorted(figure_ids):

@@ -1,4 +1,4 @@
-// A patch to the page `panel convert` writes (build/export.py, patch_panel_page):
+// A patch to the page `panel convert` writes (export/adapter.py, patch_panel_page):
 // the first line of code is Panel's own text, the second what posviz writes in
 // its place. The page's roots are islands in its text (compose/page.py): match
 // the live roots to the pre-rendered ones by creation order (Bokeh's ids count

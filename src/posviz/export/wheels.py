@@ -1,7 +1,7 @@
 """Pure-Python wheels for the Pyodide side of a static site.
 
 The compiled packages (numpy, packaging) come from the Pyodide distribution
-(``posviz.build.distribution``); everything else the site imports is a pure
+(``posviz.export.distribution``); everything else the site imports is a pure
 ``py3-none-any`` wheel collected here, slimmed of what a browser never reads, and
 written deterministically so the same input gives byte-identical output.
 
@@ -34,7 +34,7 @@ from pathlib import Path
 
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 
-from posviz.build import pins, progress, system
+from posviz.export import pins, progress, system
 
 from .distribution import default_cache_root
 
