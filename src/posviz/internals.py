@@ -201,7 +201,7 @@ JS_SEAMS = (
         "BokehJS",
         BOKEH_MAIN,
         (r"\bindex=new Proxy\(new \w+\.ViewManager",),
-        ("export/loader.js", "export/frames.js", "export/lazy.js"),
+        ("export/signals.js", "export/lazy.js"),
         "the page's root views: BokehJS has no public list of them, nor a drawn event",
     ),
     JsSeam(
@@ -209,7 +209,7 @@ JS_SEAMS = (
         "BokehJS",
         BOKEH_MAIN,
         (r"has_finished\(\)\{",),
-        ("export/loader.js", "export/frames.js"),
+        ("export/signals.js",),
         "whether a view has drawn: the loader starts Python once the figures are painted",
     ),
     JsSeam(

@@ -7,7 +7,9 @@ const fs = require("node:fs");
 const path = require("node:path");
 const vm = require("node:vm");
 
-const SOURCE = fs.readFileSync(path.join(__dirname, "../../src/posviz/export/loader.js"), "utf-8");
+// As a page has it: signals.js comes first in the page (export/scripts.py, CONNECT_PARTS).
+const SOURCE = ["signals.js", "loader.js"]
+  .map((part) => fs.readFileSync(path.join(__dirname, "../../src/posviz/export", part), "utf-8")).join("");
 
 // A DOM element with just what the loader touches.
 function element(tag, owner) {

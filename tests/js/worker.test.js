@@ -90,7 +90,8 @@ function worker({site = SITE, files = FILES} = {}) {
     },
   };
   scope.self = scope;
-  const source = read("protocol.js") + read("checked.js") + read("worker.js").replace("__SITE__", JSON.stringify(site));
+  // Joined as export/scripts.py WORKER_PARTS joins them.
+  const source = read("signals.js") + read("protocol.js") + read("checked.js") + read("worker.js").replace("__SITE__", JSON.stringify(site));
   vm.runInContext(source, vm.createContext(scope));
   const pages = [];
   const page = () => {

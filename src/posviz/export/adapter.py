@@ -25,6 +25,7 @@ import panel
 from posviz import assets
 from posviz.export import prerender as prerender_script
 from posviz.export.errors import BuildError
+from posviz.export.scripts import CONNECT_PARTS, joined
 
 # Where the pages load BokehJS from, on the site (payload.copy_static writes it there).
 BOKEH_DIR = "static/bokeh/"
@@ -216,7 +217,7 @@ def shared_script(text: str, stem: str) -> tuple[str, str]:
 SETTINGS_TAG = '<script type="application/json" id="posviz-page">'  # the page's, for connect.js
 
 
-CONNECT = shared_script(assets.render("posviz.export", "connect.js"), "posviz-connect")
+CONNECT = shared_script(joined(CONNECT_PARTS), "posviz-connect")
 
 
 # Panel's page script (its message handler) with posviz's loader joined to it:

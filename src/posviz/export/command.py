@@ -48,7 +48,6 @@ from posviz.export.payload import (
     BOKEH_DIR,
     BOKEH_VERSION,
     CDN_PYODIDE,
-    FRAMES_PARTS,
     LOCK_PACKAGES,
     PANEL_CDN_ROOT,
     PYODIDE_DIR,
@@ -58,12 +57,12 @@ from posviz.export.payload import (
     copy_runtime,
     copy_static,
     copy_stylesheet,
-    joined,
     posviz_wheel,
     precompile,
     write_worker,
 )
 from posviz.export.scan import scan
+from posviz.export.scripts import FRAMES_PARTS, joined
 
 # The build renders with the host's copies and ships the pinned wheels: they must agree.
 HOST_PACKAGES = {"bokeh": bokeh, "holoviews": holoviews, "panel": panel}

@@ -48,10 +48,7 @@
   // Web Locks say when either side is gone (a lock is released when its holder
   // ends): the page holds one while it lives, the runtime another. A browser
   // may lack them or refuse them (blocked third-party storage): then there are none.
-  let locks = null;
-  try {
-    if (navigator.locks && typeof navigator.locks.request === "function") locks = navigator.locks;
-  } catch { /* treated as absent */ }
+  const locks = posvizSignals.webLocks(window);
   const page = `posviz page ${Math.random().toString(36).slice(2)}`;
   const living = !locks ? Promise.resolve(null) : new Promise((resolve) => {
     locks.request(page, () => { resolve(page); return new Promise(() => {}); })

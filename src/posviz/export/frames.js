@@ -473,16 +473,11 @@
   }
 
   // After the paint, as Python's start is: the frames never delay the figures.
-  const whenPainted = () => {
-    const roots = window.Bokeh && Bokeh.index?.roots;
-    if (roots?.length && roots.every((v) => v.has_finished?.())) {
-      start().catch((error) => {
-        console.error("posviz frames:", error);
-        body.dataset.posvizFrames = "failed";
-      });
-    } else if (!live()) {
-      requestAnimationFrame(whenPainted);
-    }
-  };
-  requestAnimationFrame(whenPainted);
+  posvizSignals.whenPainted(window, () => {
+    if (live()) return;
+    start().catch((error) => {
+      console.error("posviz frames:", error);
+      body.dataset.posvizFrames = "failed";
+    });
+  });
 })();

@@ -24,7 +24,7 @@
   const withModule = new Set(Object.entries(
     framesSettings ? JSON.parse(framesSettings.textContent).figures : {})
     .filter(([, files]) => files.module).map(([id]) => id));
-  const islands = [.../** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(".posviz-island[data-figure]"))];
+  const islands = [.../** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(posvizSignals.ISLANDS))];
   let panelAsked = window.posvizPanel === "eager"
     || islands.some((island) => !withModule.has(island.dataset.figure));
   const lower = (text) => text.charAt(0).toLowerCase() + text.slice(1); // keeps "Python"
@@ -207,16 +207,11 @@
   };
   const framesIn = () => !framesSettings
     || (body.dataset.posvizFrames && body.dataset.posvizFrames !== "loading");
-  const painted = () => {
-    const roots = window.Bokeh && Bokeh.index?.roots;
-    if (roots?.length) return roots.every((v) => v.has_finished?.());
-    return !islands.length && document.readyState === "complete"; // nothing to draw
+  const framesThenStart = () => {
+    if (framesIn()) requestAnimationFrame(start);
+    else if (!startSent) requestAnimationFrame(framesThenStart);
   };
-  const whenPainted = () => {
-    if (painted() && framesIn()) requestAnimationFrame(start);
-    else if (!startSent) requestAnimationFrame(whenPainted);
-  };
-  requestAnimationFrame(whenPainted);
+  posvizSignals.whenPainted(window, framesThenStart);
 
   for (const event of worker.early.splice(0)) worker.onmessage(event);
 })();

@@ -12,7 +12,8 @@ from posviz import assets
 from posviz.compose.routes import Route
 from posviz.export import frames, target
 from posviz.export.adapter import edit, shared_script
-from posviz.export.payload import SERVICE_WORKER_PARTS, joined, sha256_of
+from posviz.export.payload import sha256_of
+from posviz.export.scripts import SERVICE_WORKER_PARTS, joined
 
 SERVICE_WORKER = "posviz-sw.js"
 

@@ -15,11 +15,12 @@ import shutil
 import zipfile
 from pathlib import Path
 
-from posviz import __version__, assets, content, internals
+from posviz import __version__, content, internals
 from posviz.compose import page as page_model
 from posviz.export import bytecode, distribution, wheels
 from posviz.export.adapter import BOKEH_DIR, BUILD_PLACEHOLDER, edit
 from posviz.export.errors import BuildError, note
+from posviz.export.scripts import WORKER_PARTS, joined
 
 PYODIDE_DIR = "pyodide/"
 
@@ -190,25 +191,6 @@ def sha256_of(path: Path) -> str:
     """The sha256 of a file, in hex."""
     with path.open("rb") as f:
         return hashlib.file_digest(f, "sha256").hexdigest()
-
-
-# The scripts each of the site's own scripts is joined from, in order: the shared
-# modules (each sets one global, posvizChecked and so on) before the one that uses them.
-WORKER_PARTS = ("protocol.js", "checked.js", "worker.js")  # the last one takes SITE
-
-
-FRAMES_PARTS = ("links.js", "frame_apply.js", "frame_index.js", "checked.js", "frames.js")
-
-
-SERVICE_WORKER_PARTS = ("checked.js", "offline_core.js", "sw.js")  # the last one takes OFFLINE
-
-
-def joined(parts: tuple[str, ...], **fills: str) -> str:
-    """The script made of ``parts`` in order; ``fills`` go into the last one."""
-    *shared, last = parts
-    return "".join(assets.render("posviz.export", name) for name in shared) + assets.render(
-        "posviz.export", last, **fills
-    )
 
 
 def write_worker(

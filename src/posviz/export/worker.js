@@ -33,14 +33,7 @@ const connections = new Map();
 // Pages hear "hello" only once it is held, so none can be granted it first.
 // A browser may lack Web Locks or refuse them (a frame on another site whose
 // storage it blocks): then there are none, and nothing waits for them.
-const locks = (() => {
-  try {
-    return self.navigator && navigator.locks && typeof navigator.locks.request === "function"
-      ? navigator.locks : null;
-  } catch {
-    return null;
-  }
-})();
+const locks = posvizSignals.webLocks(self);
 const holding = locks
   ? new Promise((held) => {
     locks.request(`posviz runtime ${RUNTIME.id}`, () => {

@@ -20,6 +20,7 @@ interface Window {
   posvizLiveMs: number;
   posvizTimings: Record<string, number>;
   posvizOffline: any; // offline.js: the offline copy's control
+  posvizPaint?: {done: boolean, waiting: Array<() => void>}; // signals.js: the one paint poll
 }
 declare var Bokeh: any;
 declare var pyodideWorker: any; // Panel's page script: the worker it talks to (connect.js's)
