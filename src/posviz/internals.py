@@ -160,8 +160,8 @@ ZENSICAL_CONTEXT, MKDOCS_RELPATH = (holder[2] for holder in DOCS_PAGE_HOLDERS)
 PANEL_LOADING_CLASS = "pn-loading"
 
 # ``Bokeh.index`` holds the page's root views and a view's ``has_finished()``
-# says it has drawn: BokehJS has no public "drawn" event. The loader and the
-# benchmarks wait on them. Where: BokehJS (bokeh.min.js).
+# says it has drawn: BokehJS has no public "drawn" event. The page's paint
+# signal (export/signals.js) and the benchmarks wait on them. Where: BokehJS (bokeh.min.js).
 BOKEH_JS_NAMES = ("index", "has_finished")
 
 # ``Bokeh.documents`` lists the page's live documents, which BokehJS fills but

@@ -472,13 +472,16 @@ def test_a_fast_drag_writes_the_url_a_few_times_and_the_figure_answers(tour):
         what=f"the URL to say pos={done['last']}",
     )
     found = page.evaluate(
-        "() => ({writes: posvizFrames.urlWrites, errors: dragErrors,"
+        "() => ({writes: history.posvizGate.writes, refused: history.posvizGate.refused,"
+        " errors: dragErrors,"
         " state: posvizFrames.state[710], pos: posvizFrames.figures[710].values.pos})"
     )
     assert found["errors"] == [], found
     assert found["state"] == "frame" and found["pos"] == done["last"], found
-    # At most one write per 250 ms (the first at once, the last after the drag).
+    # The frames write every value; the page's URL gate lets at most one through per
+    # 250 ms (the first at once, the last after the drag), and none is refused.
     assert 1 <= found["writes"] <= done["seconds"] * 4 + 2, (found, done)
+    assert found["refused"] == 0, found
     # Whatever writes too often (Panel's own writes, live) is refused quietly and retried.
     said = page.evaluate(
         "() => { for (let n = 0; n < 150; n++) history.replaceState(null, '', `?n=${n}`);"

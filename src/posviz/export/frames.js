@@ -215,33 +215,23 @@
     api.state[figure.id] = "computing";
   }
 
-  // The URL, written at most every URL_GAP ms with the last value always written:
-  // WebKit and Safari refuse a page more than 100 writes in 10 s, and a drag is
-  // one change per value. Until a write lands, the pending query is the truth.
-  const URL_GAP = 250;
-  let pendingSearch = null;
-  let urlTimer = null;
-  let lastWrite = -Infinity;
-  const currentSearch = () => (pendingSearch === null ? window.location.search : pendingSearch);
-
-  function flushUrl() {
-    urlTimer = null;
-    if (pendingSearch === null) return;
-    const url = new URL(window.location.href);
-    url.search = pendingSearch;
-    pendingSearch = null;
-    lastWrite = performance.now();
-    api.urlWrites = (api.urlWrites || 0) + 1;
-    // A write the browser refuses is retried by the page script (page_script.js).
-    if (url.href !== window.location.href) history.replaceState(history.state, "", url.href);
-  }
+  // The URL: every change is written at once, and the page's URL gate
+  // (compose/url_gate.js, installed by the page script before the paint) paces
+  // what reaches the browser, the last value always. Until it lands, the gate's
+  // waiting URL is the truth.
+  const currentSearch = () => {
+    const waiting = history.posvizGate?.waiting();
+    return waiting ? new URL(String(waiting), window.location.href).search : window.location.search;
+  };
 
   function setSearch(search) {
-    pendingSearch = search;
+    const url = new URL(window.location.href);
+    url.search = search;
+    // A write the browser refuses is tried again by the gate.
+    if (url.href !== window.location.href || history.posvizGate?.waiting()) {
+      history.replaceState(history.state, "", url.href);
+    }
     tellPython();
-    const wait = lastWrite + URL_GAP - performance.now();
-    if (wait <= 0 && !urlTimer) flushUrl();
-    else if (!urlTimer) urlTimer = setTimeout(flushUrl, Math.max(0, wait));
   }
 
   // Write into the URL the sliders of `figure` that differ from `before`.

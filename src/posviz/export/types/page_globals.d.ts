@@ -31,3 +31,8 @@ interface WorkerOptions {
 
 // Filled in by the build (posviz.assets.render) before a script ships.
 declare const __CSS__: string; // offline.js: its control's stylesheet
+
+interface History {
+  // compose/url_gate.js: the page's URL writes, paced; its counts and the URL still waiting.
+  posvizGate?: {writes: number, refused: number, merged: number, waiting: () => string | URL | null};
+}
