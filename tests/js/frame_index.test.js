@@ -9,6 +9,7 @@ const Index = require("../../src/posviz/export/frame_index.js");
 // "small" is side 2, count 1; "custom" keeps whatever the others say.
 const INDEX = {
   figure: 5,
+  opening: "[2,1]",
   prefix: "posviz-5-",
   sliders: [
     {name: "side", label: "side", implied: false, kind: "slider"},
@@ -125,4 +126,37 @@ test("hasClass and isPlot read only what a model has", () => {
   assert.equal(Index.hasClass(p.side, "posviz-readout"), false);
   assert.equal(Index.isPlot(p.plot), true);
   assert.equal(Index.isPlot(p.legendItem), false);
+});
+
+test("a deep link is set slider by slider from the opening state, as Python sets it", () => {
+  const state = (link) => {
+    const found = Index.linkState(INDEX, link);
+    return {at: INDEX.frames.indexOf(found.frame), values: found.values};
+  };
+  // One slider from the opening state: its frame.
+  assert.deepEqual(state({side: 3}), {at: 1, values: INDEX.frames[1].values});
+  assert.deepEqual(state({count: 4}), {at: 2, values: INDEX.frames[2].values});
+  assert.deepEqual(state({}), {at: 0, values: INDEX.frames[0].values}); // names none: the opening
+  // A value equal to the opening's is a step that stays: still framed.
+  assert.deepEqual(state({side: 2, count: 4}), {at: 2, values: INDEX.frames[2].values});
+  // Two sliders moved: the second step has no frame, so none, with the link's values.
+  assert.deepEqual(state({side: 3, count: 4}), {at: -1, values: {side: 3, count: 4, preset: "custom"}});
+  // "custom" keeps the state the steps before it reached (count 4, then the preset).
+  assert.deepEqual(state({count: 4, preset: "custom"}), {at: 2, values: INDEX.frames[2].values});
+  // A preset is set after the sliders before it: "small" moves back to its own state.
+  assert.deepEqual(state({side: 3, preset: "small"}), {at: 0, values: INDEX.frames[0].values});
+  // Once a step has no frame, later steps never find one: the values are the link's.
+  assert.deepEqual(state({side: 3, count: 4, preset: "small"}),
+    {at: -1, values: {side: 3, count: 4, preset: "small"}});
+});
+
+test("changed lists the sliders whose value differs, with the new values", () => {
+  const before = {side: 2, count: 1, preset: "small"};
+  assert.deepEqual(Index.changed(INDEX, before, {...before}), {});
+  assert.deepEqual(Index.changed(INDEX, before, {side: 3, count: 1, preset: "custom"}),
+    {side: 3, preset: "custom"});
+  // Only the index's sliders: other fields of a state are not written to a URL.
+  assert.deepEqual(Index.changed(INDEX, before, {...before, extra: 1}), {});
+  // Compared as values, not by type coercion: 1 and "1" differ.
+  assert.deepEqual(Index.changed(INDEX, before, {...before, count: "1"}), {count: "1"});
 });

@@ -11,7 +11,7 @@
  * @typedef {{values: Record<string, unknown>, [field: string]: unknown}} Frame
  * @typedef {{figure: number | string, prefix: string, sliders: Slider[],
  *   states: Record<string, number>, moves?: Record<string, Record<string, string | null>>,
- *   frames: Frame[]}} FrameIndex
+ *   frames: Frame[], opening?: string}} FrameIndex
  * @typedef {{id: unknown, properties: Record<string, {is_unset: boolean, get_value(): unknown}>,
  *   [attribute: string]: any}} Model  a BokehJS model, as far as these read it
  * @typedef {{get_model_by_name(name: string): Model | null, all_models: Iterable<Model>}} Doc
@@ -67,6 +67,50 @@
     }
     const at = key === undefined ? undefined : index.states[key];
     return at === undefined ? null : index.frames[at];
+  }
+
+  // A deep link's values, set one slider at a time in the sliders' order, as
+  // Python sets them (a preset before the sizes it implies), from the opening
+  // state: the frame the last step reaches when every step reaches one; else
+  // no frame, and the values the link asks (for the numpy tier to compute).
+  /**
+   * @param {FrameIndex} index @param {Record<string, unknown>} link
+   * @returns {{frame: Frame | null, values: Record<string, unknown>}}
+   */
+  function linkState(index, link) {
+    const opening = index.frames[index.states[/** @type {string} */ (index.opening)]];
+    let current = {...opening.values};
+    let values = {...current};
+    let frame = opening; // a link that names no slider stays at the opening state
+    let framed = true;
+    for (const slider of index.sliders) {
+      if (!(slider.name in link)) continue;
+      values = {...values, [slider.name]: link[slider.name]};
+      const next = framed ? frameFor(index, values, slider.name, current) : null;
+      if (next) {
+        frame = next;
+        current = {...next.values};
+        values = {...next.values};
+      } else {
+        framed = false;
+      }
+    }
+    return framed ? {frame, values: {...frame.values}} : {frame: null, values};
+  }
+
+  // The sliders whose value differs between ``before`` and ``after``, with ``after``'s values.
+  /**
+   * @param {Pick<FrameIndex, "sliders">} index
+   * @param {Record<string, unknown>} before @param {Record<string, unknown>} after
+   * @returns {Record<string, unknown>}
+   */
+  function changed(index, before, after) {
+    /** @type {Record<string, unknown>} */
+    const found = {};
+    for (const slider of index.sliders) {
+      if (before[slider.name] !== after[slider.name]) found[slider.name] = after[slider.name];
+    }
+    return found;
   }
 
   // Every model reachable from `root` through its properties (BokehJS models:
@@ -144,5 +188,5 @@
     return found;
   }
 
-  return {keyOf, settled, frameFor, subtree, isPlot, hasClass, findModels};
+  return {keyOf, settled, frameFor, linkState, changed, subtree, isPlot, hasClass, findModels};
 });

@@ -236,11 +236,8 @@
 
   // Write into the URL the sliders of `figure` that differ from `before`.
   function writeUrl(figure, before) {
-    const changed = {};
-    for (const slider of figure.index.sliders) {
-      if (before[slider.name] !== figure.values[slider.name]) changed[slider.name] = figure.values[slider.name];
-    }
-    if (Object.keys(changed).length) setSearch(Links.write(currentSearch(), PAGE, {[figure.id]: changed}));
+    const moved = Index.changed(figure.index, before, figure.values);
+    if (Object.keys(moved).length) setSearch(Links.write(currentSearch(), PAGE, {[figure.id]: moved}));
   }
 
   function tellPython() {
@@ -294,28 +291,11 @@
   // What the page's link asks (Links.read at the paint): values, problems, as written.
   let linkAsked = {values: {}, problems: [], written: {}};
 
-  // A deep link's values on a figure with frames, set one slider at a time in
-  // declaration order as Python sets them (a preset first, then a size): the
-  // frame each step reaches, else "Computing…" and the numpy tier.
+  // A deep link's values on a figure with frames (Index.linkState): the frame
+  // the link reaches, else "Computing…" and the numpy tier.
   function applyLink(figure, link) {
-    const {index} = figure;
-    let current = {...index.frames[index.states[index.opening]].values};
-    let values = {...current};
-    let frame = null;
-    let framed = true;
-    for (const slider of index.sliders) {
-      if (!(slider.name in link)) continue;
-      values = {...values, [slider.name]: link[slider.name]};
-      const next = framed ? Index.frameFor(figure.index, values, slider.name, current) : null;
-      if (next) {
-        frame = next;
-        current = {...next.values};
-        values = {...next.values};
-      } else {
-        framed = false;
-      }
-    }
-    if (framed && frame) {
+    const {frame, values} = Index.linkState(figure.index, link);
+    if (frame) {
       showFrame(figure, frame);
       return;
     }
