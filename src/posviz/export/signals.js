@@ -8,8 +8,10 @@
 //   however many scripts ask: the loader (Python's start waits for it) and the
 //   frames (fetched and applied after it). A script that asks after the paint runs
 //   on the next frame.
-// The build joins this file before connect.js (every page) and worker.js; Node
-// require()s it for tests/js/signals.test.js.
+// The build joins this file before connect.js (every page), frames.js (async: it
+// may run before connect.js) and worker.js; a page that has it twice still polls
+// once, since the poll's state lives on the window. Node require()s it for
+// tests/js/signals.test.js.
 ((root, factory) => {
   if (typeof module === "object" && module.exports) module.exports = factory();
   else root.posvizSignals = factory();
