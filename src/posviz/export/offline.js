@@ -96,7 +96,7 @@
     if (message.type === "state") {
       last = message;
       window.posvizOffline = message;
-    } else if (message.type === "progress" && last) {
+    } else if (message.type === "progress" && last && !failure) { // a failed save's stragglers: dropped
       last = {...last, kept: message.done, total: message.total, saving: true};
     } else if (message.type === "failed") {
       failure = message.msg;

@@ -114,8 +114,10 @@ function save() {
     const have = await kept();
     savedBytes = bytesOf(FILES, [...have]);
     let last = 0;
+    let over = false; // failed: the fetches still running report no more progress
     try {
       const step = (path) => {
+        if (over) return;
         savedBytes += FILES[path].bytes;
         const now = Date.now();
         if (now - last > 150) { // at most a few messages a second
@@ -125,6 +127,7 @@ function save() {
       };
       await fill(Object.keys(FILES), step, "no-cache", have);
     } catch (error) {
+      over = true;
       tell(numbered({type: "failed", msg: String((error?.message) || error)}));
     } finally {
       saving = null;
