@@ -187,6 +187,7 @@ class Engine:
     def __init__(self):
         self.proxy = RefusingProxy()
         self.pages: list[Page] = []
+        self.closed = False
 
     @property
     def blocked(self) -> list[str]:
@@ -211,6 +212,12 @@ class Engine:
     def close(self):
         self.reset()
         self.proxy.close()
+
+    def quit(self):
+        """Close the engine once; a later call does nothing."""
+        if not self.closed:
+            self.closed = True
+            self.close()
 
 
 # --- Chromium: Playwright -----------------------------------------------------------
