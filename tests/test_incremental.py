@@ -8,7 +8,16 @@ from pathlib import Path
 import pytest
 
 from posviz import content
-from posviz.compose.routes import routes
+from posviz.compose.routes import (
+    GALLERY,
+    HOME,
+    figure_route,
+    page_route,
+    routes,
+    tag_route,
+    tagged,
+    topic_route,
+)
 from posviz.export import pagecache
 from posviz.export.command import build
 from tests.support.scratch import differences, write_content
@@ -28,6 +37,14 @@ def copy(tmp_path, monkeypatch):
     return root
 
 
+@pytest.fixture(scope="module")
+def unedited(tmp_path_factory) -> dict[str, str]:
+    """The keys of content/ as it is (a key holds no path: a copy's are the same)."""
+    root = tmp_path_factory.mktemp("unedited") / "content"
+    shutil.copytree(ROOT / "content", root)
+    return keys_of(root)
+
+
 def keys_of(root: Path) -> dict[str, str]:
     library = content.load(root)
     return pagecache.keys(list(routes(library)), library, root, SETTINGS)
@@ -40,9 +57,9 @@ def edit_a_section(root: Path) -> str:
     return re.search(r"^slug:\s*(\S+)", path.read_text("utf-8"), re.M).group(1)
 
 
-def retitle(root: Path) -> str:
-    """Change the first page's title; its slug."""
-    path = sorted((root / "pages").glob("*.md"))[0]
+def retitle(root: Path, which: int = 0) -> str:
+    """Change the title of a page (``which`` of them, in file order); its slug."""
+    path = sorted((root / "pages").glob("*.md"))[which]
     text = re.sub(
         r"^title:.*$", 'title: "A new title"', path.read_text("utf-8"), count=1, flags=re.M
     )
@@ -50,28 +67,40 @@ def retitle(root: Path) -> str:
     return re.search(r"^slug:\s*(\S+)", text, re.M).group(1)
 
 
-LISTINGS = {"home", "topic", "tag", "gallery"}
-
-
 def kinds(root: Path) -> dict[str, str]:
     return {route.name: route.kind for route in routes(content.load(root))}
 
 
-def test_a_page_text_edit_changes_that_page_only(copy):
-    before = keys_of(copy)
+def naming(library, slug: str) -> set[str]:
+    """The routes whose pages show the title of page ``slug``, by the site's rules: the
+    page itself, the pages that build on it, home (it lists every page), the topics
+    that list it, the tag pages of its tags, and where its figures are shown with
+    their "From" lines (their figure views and the gallery)."""
+    page = library.pages[slug]
+    names = {HOME, page_route(slug), *map(tag_route, page.tags)}
+    names |= {page_route(p.slug) for p in library.pages.values() if slug in p.builds_on}
+    names |= {
+        topic_route(t.slug) for t in library.topics.values() if slug in (*t.read_first, *t.pages)
+    }
+    names |= {figure_route(fid) for fid in page.figures}
+    return names | ({GALLERY} if page.figures else set())
+
+
+def test_a_page_text_edit_changes_that_page_only(copy, unedited):
+    before = dict(unedited)
     slug = edit_a_section(copy)
     after = keys_of(copy)
     assert {name for name in before if before[name] != after[name]} == {f"page-{slug}"}
 
 
-def test_a_title_edit_changes_the_page_what_builds_on_it_and_the_listings(copy):
-    before = keys_of(copy)
-    slug = retitle(copy)
+@pytest.mark.parametrize("which", [0, -1])
+def test_a_title_edit_changes_the_routes_that_name_the_page(copy, unedited, which):
+    """Keys follow the page model (``compose.page.model``): a retitled page changes the
+    routes that show its title, and no other."""
+    before = dict(unedited)
+    slug = retitle(copy, which)
     after = keys_of(copy)
-    library = content.load(copy)
-    expected = {n for n, kind in kinds(copy).items() if kind in LISTINGS} | {f"page-{slug}"}
-    expected |= {f"page-{p.slug}" for p in library.pages.values() if slug in p.builds_on}
-    expected |= {f"figure-{fid}" for fid in library.pages[slug].figures}  # "From" lines
+    expected = naming(content.load(copy), slug)
     assert {name for name in before if before[name] != after[name]} == expected
 
 
@@ -103,12 +132,9 @@ def editable_posviz(tmp_path: Path, monkeypatch) -> tuple[Path, dict[int, Path]]
 
 
 def showing(library, figure_id: int) -> set[str]:
-    """The routes a figure edit re-renders: those that show it, and home and tags (they name it)."""
-    return {
-        route.name
-        for route in routes(library)
-        if route.kind in {"home", "tag"} or figure_id in route.figures
-    }
+    """The routes a figure module's edit re-renders: those that show the figure. Home and
+    tag pages name it by title, which their page model holds, so they keep their keys."""
+    return {route.name for route in routes(library) if figure_id in route.figures}
 
 
 def test_a_pin_or_any_other_code_change_changes_every_route(copy, tmp_path, monkeypatch):
@@ -201,3 +227,116 @@ def test_cached_frames_are_the_frames_computed_afresh(scratch_builds):
     text = json.dumps(index, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     assert gzip.decompress(cached["json"]) == text
     assert gzip.decompress(cached["bin"]) == blob
+
+
+# --- each field a view reads: an edit changes exactly the keys of the routes that show it ---
+
+PAPER = "attention-is-all-you-need"  # a page with figures, tags and pages it builds on
+
+
+def edit_front(root: Path, name: str, field: str, value: str) -> None:
+    """Set ``field`` of the front matter of ``name`` (a page's or a topic's file) to ``value``."""
+    path = next(root.rglob(f"{name}.md"))
+    text = path.read_text("utf-8")
+    text, count = re.subn(rf"^{field}:.*$", f"{field}: {value}", text, count=1, flags=re.M)
+    assert count == 1, f"{path} has no {field}:"
+    path.write_text(text, "utf-8")
+
+
+def rename_section(root: Path, slug: str, number: int) -> None:
+    path = root / "pages" / f"{slug}.md"
+    text = path.read_text("utf-8")
+    heading = rf"^## {number}\. .*$"
+    text, count = re.subn(heading, f"## {number}. A heading renamed", text, count=1, flags=re.M)
+    assert count == 1, f"{path} has no section {number}"
+    path.write_text(text, "utf-8")
+
+
+def figures_of_section(library, slug: str, number: int) -> tuple[int, ...]:
+    [section] = [s for s in library.pages[slug].sections if s.number == number]
+    return section.figures
+
+
+def where_shown(library, figure_ids) -> set[str]:
+    """Where figures appear with their "From" lines: their figure views, the gallery, the
+    topics that show them, and the tag pages that list them (a tag's pages' figures)."""
+    names = {figure_route(fid) for fid in figure_ids} | ({GALLERY} if figure_ids else set())
+    for topic in library.topics.values():
+        if {fid for fid, _ in library.figures_shown(topic)} & set(figure_ids):
+            names.add(topic_route(topic.slug))
+    for tag, pages in tagged(library).items():
+        if {fid for page in pages for fid in page.figures} & set(figure_ids):
+            names.add(tag_route(tag))
+    return names
+
+
+def topics_listing(library, slug: str) -> set[str]:
+    """The topics whose pages include ``slug`` (they count its tags)."""
+    return {topic_route(t.slug) for t in library.topics.values() if slug in t.pages}
+
+
+def topic_named(library, slug: str) -> set[str]:
+    """Where a topic's title shows: the topic, home, and the tags its pages carry."""
+    topic = library.topics[slug]
+    return {topic_route(slug), HOME} | {tag_route(tag) for tag, _ in library.tags(topic)}
+
+
+# (what is edited, the edit, the routes that show it), each rule from what the views show.
+FIELD_EDITS = {
+    "a page's summary (its head, its description, its tags' lists)": (
+        lambda root: edit_front(root, PAPER, "summary", "A new summary."),
+        lambda lib: {page_route(PAPER), *map(tag_route, lib.pages[PAPER].tags)},
+    ),
+    "a page's kind (its head, home's list, its tags' lists, reading orders)": (
+        lambda root: edit_front(root, PAPER, "kind", "Read"),
+        lambda lib: (
+            {page_route(PAPER), HOME, *map(tag_route, lib.pages[PAPER].tags)}
+            | {topic_route(t.slug) for t in lib.topics.values() if PAPER in t.read_first}
+        ),
+    ),
+    "a page's tags (the topics that count them, the tag it drops lists it no more)": (
+        lambda root: edit_front(root, PAPER, "tags", "[Transformers]"),  # was: Self-attention too
+        lambda lib: topics_listing(lib, PAPER) | {tag_route("Self-attention")},
+    ),
+    "a section heading with a figure (the page, and the figure's From lines)": (
+        lambda root: rename_section(root, PAPER, 4),
+        lambda lib: {page_route(PAPER)} | where_shown(lib, figures_of_section(lib, PAPER, 4)),
+    ),
+    "a section heading without a figure (the page alone)": (
+        lambda root: rename_section(root, PAPER, 1),
+        lambda lib: {page_route(PAPER)},
+    ),
+    "a topic's intro (the topic's head and description)": (
+        lambda root: edit_front(root, "positional-encoding", "intro", "A new intro."),
+        lambda lib: {topic_route("positional-encoding")},
+    ),
+    "a topic's title": (
+        lambda root: edit_front(root, "positional-encoding", "title", "Where tokens sit"),
+        lambda lib: topic_named(lib, "positional-encoding"),
+    ),
+}
+
+
+@pytest.mark.parametrize("edit", FIELD_EDITS)
+def test_each_field_a_view_shows_changes_the_keys_of_the_routes_that_show_it(copy, unedited, edit):
+    apply, shown = FIELD_EDITS[edit]
+    before = dict(unedited)
+    apply(copy)
+    after = keys_of(copy)
+    changed = {name for name in before if after.get(name) != before[name]}
+    assert changed == shown(content.load(copy))
+
+
+def test_a_figure_title_changes_the_routes_that_name_it_though_not_its_module(
+    copy, unedited, monkeypatch
+):
+    """Home and tag pages do not take the figure modules' digests: a figure's title
+    reaches them through their page model (the title is edited in memory here)."""
+    from posviz.figures import FIGURES
+
+    before = dict(unedited)
+    monkeypatch.setattr(FIGURES[710], "title", "Hands of a clock, renamed")
+    after = keys_of(copy)
+    library = content.load(copy)
+    expected = {HOME} | showing(library, 710) | where_shown(library, [710])
+    assert {name for name in before if after[name] != before[name]} == expected

@@ -14,10 +14,12 @@ export (rendered by ``panel convert``); in the browser's worker only the roots
 matter, so the text is not rendered there.
 """
 
+import hashlib
 import html
+import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import cache
 from importlib import resources
 
@@ -117,14 +119,16 @@ def html_of(pane) -> Markup:
 
 
 def split(
-    dashboard, template: pn.Template, with_text: bool, islands: bool = True
+    dashboard, template: pn.Template, with_text: bool, islands: bool = True, drawn: bool = True
 ) -> tuple[list[Part], Markup]:
     """The parts of a view's column in reading order, and its breadcrumbs.
 
     Each figure and each other Panel object becomes a named root of
     ``template``; text panes become HTML (skipped when ``with_text`` is false).
     Without ``islands`` (``posviz serve --dev`` fetching a page's text alone) a
-    figure's root is left empty: its plots are not drawn.
+    figure's root is left empty: its plots are not drawn. Without ``drawn``
+    (``model``) a figure part lacks its text alternative and its room, which its
+    code draws from its values.
     """
     from posviz.figures.model import Figure
 
@@ -148,7 +152,8 @@ def split(
             name = f"figure-{figure.figure_id}"
             template.add_panel(name, island if islands else pn.Spacer(height=0))
             texts = [html_of(o) for o in texts]
-            info = figure_text(figure) if with_text else {}
+            info = figure_text(figure) if with_text and drawn else {}
+            room = layout.island_room(figure, markdown(figure.readout())) if drawn else ""
             parts.append(
                 Part(
                     "figure",
@@ -156,7 +161,7 @@ def split(
                     html=Markup("").join(texts),
                     figure=info,
                     figure_id=figure.figure_id,
-                    room=layout.island_room(figure, markdown(figure.readout())),
+                    room=Markup(room),
                 )
             )
         else:
@@ -164,6 +169,84 @@ def split(
             template.add_panel(name, item)
             parts.append(Part("root", root=name))
     return parts, crumbs
+
+
+class _Roots:
+    """Stands in for the template in ``split``: it keeps the roots a page embeds."""
+
+    def __init__(self):
+        self.roots = {}
+
+    def add_panel(self, name, obj):
+        self.roots[name] = obj
+
+
+def model(dashboard, kind: str, title: str, description: str) -> dict:
+    """The page a view's column makes, as data: what the page shows of it.
+
+    Its text as the page's HTML (``split``), each figure's id, class and values
+    (its plots, room and text alternative are drawn by its class's code from
+    them), and every other root as its parameters (``described``). The build
+    keys a route's pre-rendered page by this model (``model_digest``), so a view
+    that reads one more content field changes its key without anyone listing
+    the field.
+    """
+    from posviz.figures.model import Figure
+
+    roots = _Roots()
+    parts, crumbs = split(dashboard, roots, with_text=True, drawn=False)
+    described_roots = {}
+    for name, root in roots.roots.items():
+        shown = [p.object for p in root.select(pn.Param) if isinstance(p.object, Figure)]
+        described_roots[name] = described(shown[0] if len(shown) == 1 else root)
+    return {
+        "kind": kind,
+        "title": title,
+        "description": description,
+        "crumbs": str(crumbs),
+        "parts": [asdict(part) for part in parts],
+        "roots": described_roots,
+    }
+
+
+def model_digest(*args) -> str:
+    """The sha256 of ``model(*args)``."""
+    text = json.dumps(model(*args), sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")  # a repr's memory address: another each run
+
+
+def described(value, seen: frozenset = frozenset()):
+    """``value`` as JSON data for a digest.
+
+    A figure is its id, class and values; any other Parameterized (a pane, a
+    layout, a widget) its type and every parameter but its generated ``name``;
+    a HoloViews pane the same but for the object it draws (its figure's code
+    and values say what that is).
+    """
+    from posviz.figures.model import Figure
+
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    if isinstance(value, list | tuple):
+        return [described(v, seen) for v in value]
+    if isinstance(value, dict):
+        return {str(k): described(v, seen) for k, v in value.items()}
+    if isinstance(value, type) or callable(value) and not isinstance(value, param.Parameterized):
+        return f"{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', repr(value))}"
+    if not isinstance(value, param.Parameterized):
+        return ADDRESS.sub("", repr(value))
+    kind = f"{type(value).__module__}.{type(value).__qualname__}"
+    if id(value) in seen:
+        return f"(within itself: {kind})"
+    skip = {"name", "object"} if isinstance(value, pn.pane.HoloViews) else {"name"}
+    inner = seen | {id(value)}
+    values = {k: described(v, inner) for k, v in value.param.values().items() if k not in skip}
+    if isinstance(value, Figure):
+        return {"figure": value.figure_id, "class": kind, **values}
+    return {"type": kind, **values}
 
 
 def absolute(route_name: str, base: str | None = None) -> str | None:

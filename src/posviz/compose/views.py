@@ -4,8 +4,10 @@ The only layer that knows about layouts and URLs. ``view(name)`` builds the
 dashboard of one route; ``servable(name)`` is what an entry script calls.
 """
 
+import contextlib
 import html
 import logging
+from contextvars import ContextVar
 from functools import cache
 
 import panel as pn
@@ -14,7 +16,7 @@ from posviz import assets, content, internals
 from posviz.compose import memory, page_script
 from posviz.compose import routes as routing
 from posviz.compose.links import DeepLinks
-from posviz.compose.page import page_template, plain_text
+from posviz.compose.page import model_digest, page_template, plain_text
 from posviz.compose.routes import HOME, figure_order, figure_route, href, page_route, topic_route
 from posviz.styles import FIGURE_CSS, NOTICE_CSS, SITE_CSS, TEXT_CSS
 from posviz.urls import pages_shipped
@@ -31,8 +33,17 @@ GALLERY_INTRO = "Every figure of the site, each live, with the page it comes fro
 SCROLL_TO_FRAGMENT = assets.source("posviz.compose", "scroll_to_fragment.js")
 
 
+# Content given to the views built inside ``describing`` (the build's page keys).
+_DESCRIBING: ContextVar[content.Library | None] = ContextVar("posviz_describing", default=None)
+
+
 def library() -> content.Library:
-    """The site's content: loaded once per process, or again after each edit under ``--dev``."""
+    """The site's content: loaded once per process, or again after each edit under ``--dev``.
+
+    Inside ``describing``, the content it was given.
+    """
+    if (given := _DESCRIBING.get()) is not None:
+        return given
     if routing.dev_serving():  # devloop is the dev server's alone: the browser never loads it
         from posviz.compose import devloop
 
@@ -47,6 +58,38 @@ def loaded() -> content.Library:
 
 
 library.cache_clear = loaded.cache_clear  # as when library itself was the cached function
+
+
+@contextlib.contextmanager
+def describing(data: content.Library):
+    """Views built inside are for their page model (``page_model_digest``), not for showing.
+
+    They read ``data`` (content from the folder the build was given), and a figure
+    block holds its figure in a stand-in (``held``) instead of the layout it draws.
+    """
+    token = _DESCRIBING.set(data)
+    try:
+        yield
+    finally:
+        _DESCRIBING.reset(token)
+
+
+def held(figure):
+    """The figure as its block holds it.
+
+    Panel makes its layout from it (its widgets and plots, ``Figure.__panel__``);
+    inside ``describing``, a stand-in holds it as that layout does (in a
+    ``pn.Param``): the page model is the figure's class and values.
+    """
+    if _DESCRIBING.get() is not None:
+        return pn.Column(pn.Param(figure, parameters=[]))
+    return figure
+
+
+def page_model_digest(name: str) -> str:
+    """The digest of the page model (``page.model``) of the route called ``name``."""
+    dashboard, route = view(name)
+    return model_digest(dashboard, route.kind, route.title, description(route))
 
 
 def text(markdown: str, **kwargs) -> pn.pane.Markdown:
@@ -103,7 +146,7 @@ def figure_block(figure, uses: list[content.FigureUse] = (), level: int = 3) -> 
         parts.insert(0, raw(f'<div class="muted">{from_line(uses)}</div>'))
     return pn.Column(
         *parts,
-        figure,
+        held(figure),
         stylesheets=[FIGURE_CSS],
         sizing_mode="stretch_width",
         css_classes=["posviz-figure-block"],

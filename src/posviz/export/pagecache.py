@@ -11,12 +11,14 @@ alone, so it is kept under a key made of them, by content hash (never mtime):
   build's settings (CDN root, base URL). The pre-render runs in a clean
   environment (export/prerender.py), so no variable of the build's own is an
   input of a page;
-* the figure modules the route shows (home and tag pages name figures by
-  title, so they take them all; a topic and the gallery take the ones they show);
-* the content it reads: a page its own file's data and the titles of the pages
-  it builds on; a figure view the page sections that use it; a listing page
-  (home, topic, tag, gallery) the topics' files and every page but its
-  sections' text (``listing_digest``), so a text edit re-renders one page.
+* the figure modules whose figures the route shows (a topic, a page, a
+  figure view and the gallery; home and tag pages show none: they name
+  figures by title, which their model holds);
+* the page model its view produced (``compose.page.model``): its text as
+  the page's HTML, each figure's id, class and values, every other root's
+  parameters. A content field counts when a view reads it, with no list of
+  fields to keep: a text edit re-renders one page, a title edit that page,
+  the pages that name it and the listings.
 
 Everything after the pre-render (``rewrite_page``, pins, the worker's build id,
 the search index) runs on every page of every build; a figure's frames are
@@ -58,9 +60,7 @@ from posviz.export import distribution
 
 CACHE_ENV = "POSVIZ_PAGE_CACHE"
 PACKAGE = Path(__file__).resolve().parent.parent
-LISTINGS = ("home", "topic", "tag", "gallery")
-NAMING = ("home", "tag")  # list every figure by title (home) or may (tag)
-FORMAT = 2  # bump when what a key covers, or an entry's layout, changes
+FORMAT = 3  # bump when what a key covers, or an entry's layout, changes
 # Rendering libraries named even when posviz runs uninstalled (no metadata to walk).
 RENDERERS = (
     "panel",
@@ -165,70 +165,25 @@ def code_digest(figure_files: set[Path]) -> str:
     return _digest(FORMAT, files, host_versions())
 
 
-def _page_data(page: content.Page) -> dict:
-    return {
-        "slug": page.slug,
-        "title": page.title,
-        "kind": page.kind,
-        "builds_on": page.builds_on,
-        "tags": page.tags,
-        "summary": page.summary,
-        "sections": [(s.number, s.title, s.blocks) for s in page.sections],
-    }
-
-
-def listing_digest(library: content.Library, root: Path) -> str:
-    """What a listing (home, topic, tag, gallery) reads.
-
-    The topics, and of every page all but its sections' text (titles, tags,
-    summaries, which section shows which figure).
-    """
-    topics = {p.relative_to(root).as_posix(): _file_digest(p) for p in sorted(root.rglob("*.md"))}
-    topics = {name: d for name, d in topics.items() if not name.startswith("pages/")}
-    pages = [
-        {
-            **{k: v for k, v in _page_data(page).items() if k != "sections"},
-            "sections": [(s.number, s.title, s.figures) for s in page.sections],
-        }
-        for page in library.pages.values()
-    ]
-    return _digest(topics, pages)
-
-
-def content_digest(route: Route, library: content.Library, whole: str) -> str:
-    """What of the content the route's view reads."""
-    if route.kind == "page":
-        page = library.pages[route.key]
-        built_on = [(slug, library.pages[slug].title) for slug in page.builds_on]
-        return _digest(_page_data(page), built_on)
-    if route.kind == "figure":
-        uses = [
-            (u.page.slug, u.page.title, u.section.heading, u.section.anchor)
-            for u in library.uses_of(route.key)
-        ]
-        return _digest(uses)
-    return whole
-
-
 def keys(
     found: list[Route], library: content.Library, root: Path, settings: dict
 ) -> dict[str, str]:
     """Each route's name → the key of its pre-rendered page (content read from ``root``)."""
+    from posviz.compose import views
+
     modules = figure_modules()
     code = code_digest(set(modules.values()))
     figure_digests = {fid: _file_digest(path) for fid, path in modules.items()}
-    whole = listing_digest(library, root)
     result = {}
-    for route in found:
-        # Home and tag pages name figures (their titles) they do not show; the rest show theirs.
-        shown = sorted(modules) if route.kind in NAMING else sorted(route.figures)
-        result[route.name] = _digest(
-            route.name,
-            code,
-            settings,
-            [(fid, figure_digests[fid]) for fid in shown],
-            content_digest(route, library, whole),
-        )
+    with views.describing(library):
+        for route in found:
+            result[route.name] = _digest(
+                route.name,
+                code,
+                settings,
+                [(fid, figure_digests[fid]) for fid in sorted(route.figures)],
+                views.page_model_digest(route.name),
+            )
     return result
 
 
