@@ -14,10 +14,13 @@ from playwright.sync_api import expect
 from posviz.compose.routes import routes
 from posviz.content import load
 from posviz.styles import DARK
+from tests.support.browser import sealed_context
 from tests.support.pages import (
+    Blocked,
     axe_serious,
     deep_focus,
     fingerprint,
+    new_page,
     settle,
     wait_for_change,
     wait_for_plot,
@@ -222,11 +225,36 @@ def site_url(built_site):
     server.shutdown()
 
 
+LIVE_JS = "() => document.body.dataset.posviz !== 'loading'"
+
+
+@pytest.fixture(scope="module")
+def reader(browser, site_url):
+    """One reader's profile for the export's audits, and what it tried to fetch outside.
+
+    Its first page starts Python and stays open, so each audited page joins that
+    runtime as a reader's next tab does (tests/ui/test_runtime.py checks the join):
+    an audit waits for its page to go live, not for a cold start of its own.
+    """
+    blocked = Blocked()
+    context = sealed_context(browser, blocked)
+    first = new_page(context)
+    first.goto(f"{site_url}/index.html")
+    first.wait_for_function(LIVE_JS, timeout=120_000)
+    yield context, blocked
+    context.close()
+
+
 @pytest.mark.parametrize("name", ONE_PER_KIND)
-def test_no_serious_axe_violations_in_the_export(site_url, page, blocked, name):
-    page.goto(f"{site_url}/{name}.html")
-    page.wait_for_function("() => document.body.dataset.posviz !== 'loading'", timeout=120_000)
-    assert page.evaluate("document.body.dataset.posviz") == "live"
-    settle(page, "load")
-    assert axe_serious(page) == []
-    assert blocked == []
+def test_no_serious_axe_violations_in_the_export(site_url, reader, name):
+    context, blocked = reader
+    page = new_page(context)
+    try:
+        page.goto(f"{site_url}/{name}.html")
+        page.wait_for_function(LIVE_JS, timeout=120_000)
+        assert page.evaluate("document.body.dataset.posviz") == "live"
+        settle(page, "load")
+        assert axe_serious(page) == []
+        assert blocked == [] and page.errors == []
+    finally:
+        page.close()
