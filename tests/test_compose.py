@@ -161,14 +161,15 @@ def test_topic_view_figures_are_live(site):
     layout = view(TOPIC)
     clock = next(f for f in live_figures(layout) if isinstance(f, ClockHands))
     [controls] = [p for p in layout.select(pn.Param) if p.object is clock]
-    readouts = [p for p in layout.select(pn.pane.Markdown) if "pos = **" in str(p.object)]
+    readouts = [p for p in layout.select(pn.pane.HTML) if "posviz-readout" in p.css_classes]
+    readouts = [p for p in readouts if "pos = <strong>" in str(p.object)]
     assert len(readouts) == 1
     [slider] = controls.layout.select(
         lambda o: isinstance(o, pn.widgets.IntSlider) and o.name == "pos"
     )
     clock.pos = 40
     assert slider.value == 40
-    assert "pos = **40**" in readouts[0].object
+    assert "pos = <strong>40</strong>" in readouts[0].object
     slider.value = 55
     assert clock.pos == 55
 

@@ -14,6 +14,7 @@ from posviz import styles
 from posviz.compose import page, routes
 from posviz.content import load
 from posviz.export import command
+from posviz.figures import FIGURES
 
 BASE = "https://example.org/posviz/"
 
@@ -135,3 +136,37 @@ def test_the_template_escapes_what_it_is_given():
     )
     assert "<b>t</b>" not in rendered and "&lt;b&gt;t&lt;/b&gt;" in rendered
     assert "<script>x</script>" not in rendered
+
+
+def readouts_of(cls):
+    """A figure's readout at its opening and after each single slider move it allows."""
+    from posviz.export.frames import slider_values
+
+    opening = cls()
+    found = [opening.readout()]
+    for name in opening.sliders():
+        for value in slider_values(opening, name):
+            figure = cls()
+            setattr(figure, name, value)
+            found.append(figure.readout())
+    return list(dict.fromkeys(found))
+
+
+@pytest.mark.parametrize("figure_id", sorted(FIGURES))
+def test_a_readout_is_written_as_the_pages_grammar_renders_it(figure_id):
+    """Readouts are written without a parser (``frames.texts.markdown_html``: the live pane,
+    the frames, the numpy tier and the page's text alternative all use it); the result is
+    what ``posviz.markup``, the pages' one grammar, makes of the same Markdown."""
+    from posviz import markup
+    from posviz.frames.texts import markdown_html
+
+    found = readouts_of(FIGURES[figure_id])
+    assert len(found) > 1  # a slider's move changes what it says
+    assert [markdown_html(text) for text in found] == [markup.render(text) for text in found]
+
+
+def test_the_grammar_check_can_fail():
+    from posviz import markup
+    from posviz.frames.texts import markdown_html
+
+    assert markdown_html("a *b*") != markup.render("a *b*")  # emphasis is not a readout's

@@ -26,7 +26,6 @@ not reach (VS Code, marimo) and for code that reads or sets sliders.
 # --- Imports -------------------------------------------------------------------------
 
 import math
-import re
 
 try:
     import anywidget
@@ -36,13 +35,9 @@ except ImportError:  # an optional extra: say which, in one line
     ) from None
 import traitlets
 
-from posviz import assets, deeplinks
+from posviz import assets, deeplinks, markup
 from posviz.frames import texts
 from posviz.frames.pool import Pool
-
-# --- Globals -------------------------------------------------------------------------
-
-EMPHASIS = re.compile(r"\*(.+?)\*")
 
 # --- General API ---------------------------------------------------------------------
 
@@ -281,7 +276,7 @@ def _drawing(figure) -> dict:
         # The pane's flex rules: a plot shares a row only at the width it was drawn for
         # (else it wraps), and is the container its legend's one-column rule measures.
         plots.append({"key": spec.key, "item": item, "styles": dict(pane.styles)})
-    caption = EMPHASIS.sub(r"<em>\1</em>", texts.escape_text(figure.caption))
+    caption = markup.render_inline(figure.caption)  # the pages' grammar
     return {"_plots": plots, "_caption": caption}
 
 

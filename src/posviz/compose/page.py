@@ -27,9 +27,10 @@ import panel as pn
 import param
 from markupsafe import Markup
 
+from posviz import markup
 from posviz.compose import routes
-from posviz.content import markdown as content_markdown
 from posviz.drawing import layout
+from posviz.frames import texts
 
 STYLESHEET = "posviz-static/site.css"  # relative: the same under serve and in the export
 SEARCH_SCRIPT = "posviz-static/search.js"  # only the export has the index it queries
@@ -51,19 +52,14 @@ def environment():
     )
 
 
-def markdown_parser():
-    """Markdown as the pages render it (raw HTML off): the grammar the checks read."""
-    return content_markdown.parser(html=False)
-
-
 def markdown(text: str) -> Markup:
-    """Content Markdown as HTML (raw HTML in it stays text)."""
-    return Markup(markdown_parser().render(text))
+    """Content Markdown as HTML (raw HTML in it stays text): ``posviz.markup``'s grammar."""
+    return Markup(markup.render(text))
 
 
 def plain_text(text: str) -> str:
     """Content Markdown as one line of plain text (for ``<meta name="description">``)."""
-    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", markdown_parser().render(text))).split())
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", markup.render(text))).split())
 
 
 @dataclass
@@ -102,7 +98,7 @@ def figure_text(figure) -> dict:
         "id": figure.figure_id,
         "caption": markdown(figure.caption),
         "describe": figure.describe(),
-        "readout": markdown(figure.readout()),
+        "readout": Markup(texts.markdown_html(figure.readout())),
         "values": [value_text(figure, name) for name in figure.sliders()],
         "legend": legend_labels(figure),
         "table": Markup(layout.numbers_html(figure)),
@@ -153,7 +149,8 @@ def split(
             template.add_panel(name, island if islands else pn.Spacer(height=0))
             texts = [html_of(o) for o in texts]
             info = figure_text(figure) if with_text and drawn else {}
-            room = layout.island_room(figure, markdown(figure.readout())) if drawn else ""
+            readout = Markup(texts.markdown_html(figure.readout()))
+            room = layout.island_room(figure, readout) if drawn else ""
             parts.append(
                 Part(
                     "figure",

@@ -93,7 +93,11 @@ def page_model_digest(name: str) -> str:
 
 
 def text(markdown: str, **kwargs) -> pn.pane.Markdown:
-    """A Markdown pane in the site's text style."""
+    """Content Markdown in the site's text style.
+
+    The page renders it with ``posviz.markup``'s grammar (``page.split``), as the
+    checks read it; Panel never renders it (the browser's worker skips text).
+    """
     # `posviz check` refuses raw HTML in content; should any slip through, it shows as text.
     return pn.pane.Markdown(
         markdown,

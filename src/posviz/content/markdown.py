@@ -3,9 +3,9 @@
 import re
 import sys
 import textwrap
-from functools import cache
 from pathlib import Path
 
+from posviz import markup
 from posviz.content.files import _quote
 from posviz.content.model import Problem
 
@@ -16,40 +16,12 @@ CHECK_MARKUP = sys.platform != "emscripten"
 SCHEME = re.compile(r"([a-zA-Z][a-zA-Z0-9+.-]*):")
 
 
-@cache
-def parser(html: bool):
-    """Content Markdown's one grammar, for rendering and for checking.
-
-    The pages render with ``html=False`` (raw HTML stays text); the checks read
-    with ``html=True``, to find raw HTML. One configuration, so that nothing the
-    page draws (an image in a footnote, a link in a definition list) escapes the
-    checks by parsing differently.
-    """
-    from markdown_it import MarkdownIt
-    from mdit_py_plugins.deflist import deflist_plugin
-    from mdit_py_plugins.footnote import footnote_plugin
-    from mdit_py_plugins.tasklists import tasklists_plugin
-
-    return (
-        MarkdownIt("gfm-like", options_update={"html": html})
-        .enable(["strikethrough", "table"])
-        .use(deflist_plugin)
-        .use(footnote_plugin)
-        .use(tasklists_plugin)
-    )
-
-
-def _markdown_parser():
-    """The checks' parser: the pages' grammar, raw HTML read as HTML."""
-    return parser(html=True)
-
-
 def _check_markdown(path: Path, text: str, first_line: int, problems: list[Problem]):
     """Report raw HTML, outside images and unsafe links in one rendered chunk."""
     if not CHECK_MARKUP:
         return
     # Panel dedents a chunk before rendering it; line counts do not change.
-    tokens = _markdown_parser().parse(textwrap.dedent(text))
+    tokens = markup.parser(html=True).parse(textwrap.dedent(text))
     for token in tokens:
         line = first_line + (token.map[0] if token.map else 0)
         if token.type == "html_block":

@@ -189,8 +189,8 @@ def figure_layout(figure: object) -> pn.Column:
         widget.param.update(width=WIDGET_WIDTH, stylesheets=[*widget.stylesheets, WIDGET_CSS])
     show_used(controls, figure)  # sliders the current choice does not use are hidden
     watched = [figure.param[name] for name in figure.sliders()]
-    readout = pn.pane.Markdown(
-        pn.bind(lambda *_: figure.readout(), *watched),
+    readout = pn.pane.HTML(  # the numpy tier and the frames write this same HTML
+        pn.bind(lambda *_: texts.markdown_html(figure.readout()), *watched),
         css_classes=["posviz-readout"],
         stylesheets=[TEXT_CSS],
         sizing_mode="stretch_width",

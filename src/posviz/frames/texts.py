@@ -19,10 +19,12 @@ def escape_text(text: str) -> str:
 
 
 def markdown_html(text: str) -> str:
-    """One readout paragraph as Panel's Markdown pane renders it: **bold** and hard breaks.
+    """One readout paragraph as HTML: **bold** and hard breaks, without a parser.
 
-    Readouts use only these two; tests/test_runtime_frames.py holds the result
-    to Panel's own rendering for every figure.
+    Readouts use only these two marks. The live readout pane, the frames, the
+    numpy tier, the widget and the page's text alternative all write this;
+    tests/test_page.py holds it to ``posviz.markup``, the pages' grammar, on
+    every figure's readouts.
     """
     body = STRONG.sub(r"<strong>\1</strong>", escape_text(text)).replace("  \n", "<br />\n")
     return f"<p>{body}</p>\n"
