@@ -30,7 +30,7 @@ from markupsafe import Markup
 from posviz import markup
 from posviz.compose import routes
 from posviz.drawing import layout
-from posviz.frames import texts
+from posviz.frames.texts import markdown_html
 
 STYLESHEET = "posviz-static/site.css"  # relative: the same under serve and in the export
 SEARCH_SCRIPT = "posviz-static/search.js"  # only the export has the index it queries
@@ -98,7 +98,7 @@ def figure_text(figure) -> dict:
         "id": figure.figure_id,
         "caption": markdown(figure.caption),
         "describe": figure.describe(),
-        "readout": Markup(texts.markdown_html(figure.readout())),
+        "readout": Markup(markdown_html(figure.readout())),
         "values": [value_text(figure, name) for name in figure.sliders()],
         "legend": legend_labels(figure),
         "table": Markup(layout.numbers_html(figure)),
@@ -149,7 +149,7 @@ def split(
             template.add_panel(name, island if islands else pn.Spacer(height=0))
             texts = [html_of(o) for o in texts]
             info = figure_text(figure) if with_text and drawn else {}
-            readout = Markup(texts.markdown_html(figure.readout()))
+            readout = Markup(markdown_html(figure.readout())) if drawn else ""
             room = layout.island_room(figure, readout) if drawn else ""
             parts.append(
                 Part(
