@@ -392,6 +392,16 @@ def test_section_heading_without_its_number(broken, slug, heading, broken_headin
     assert problems_of(broken)[0] == (f"pages/{slug}.md", line_of(page, broken_heading), message)
 
 
+def test_an_unclosed_bracket_is_one_problem_that_says_where_it_began(broken):
+    """An author's typo in one page's front matter is that page's one problem: the pages
+    and the topic that name it are not reported as naming no page (they name it)."""
+    page = broken / f"pages/{BASICS}.md"
+    edit(page, "tags: [Alpha]\n", "tags: [Alpha\n")
+    [(path, line, message)] = problems_of(broken)
+    assert (path, line) == (f"pages/{BASICS}.md", line_of(page, "tags: [Alpha") + 1)
+    assert message.endswith(f"a flow sequence that begins on line {line - 1}")
+
+
 def test_invalid_yaml_is_one_line_at_the_line_yaml_stops(broken):
     page = broken / f"pages/{BASICS}.md"
     edit(page, "kind: Read\n", "kind: Read: essay\n")

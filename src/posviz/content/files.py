@@ -135,6 +135,11 @@ def _split(path: Path, problems: list[Problem]) -> _Source | None:
         line = mark.line + 2 if mark else 1
         # problem alone: str(error) spans lines and counts them from the front matter.
         why = getattr(error, "problem", None) or str(error).splitlines()[0]
+        # Where the broken construct began, when that is an earlier line (an unclosed
+        # ``[`` is found only on the line after it).
+        context, began = getattr(error, "context", None), getattr(error, "context_mark", None)
+        if context and began and mark and began.line < mark.line:
+            why += f", {context} that begins on line {began.line + 2}"
         what = "front matter" if isinstance(error, _Refused) else "front matter is not valid YAML:"
         problems.append(Problem(path, line, f"{what} {why}"))
         return None

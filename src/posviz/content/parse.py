@@ -203,13 +203,33 @@ def _unique(items, sources, problems, what) -> dict:
     return by_slug
 
 
-def _check_links(pages, topics, sources, problems):
+SLUG_LINE = re.compile(r"^slug:\s*[\"']?([^\"'\s]+)", re.M)
+
+
+def _slug_line(path: Path) -> list[str]:
+    """The slug a page's file names on its ``slug:`` line.
+
+    Read as text: the file could not be read as a page.
+    """
+    try:
+        return SLUG_LINE.findall(path.read_text("utf-8", errors="replace"))[:1]
+    except OSError:
+        return []
+
+
+def _check_links(pages, topics, sources, problems, unread=frozenset()):
+    """Every page a page builds on, and every page a topic names, exists.
+
+    A page that could not be read (``unread``: its own problem is reported) is not
+    reported again wherever it is named.
+    """
+
     def line_of(item, key):
         return sources[item.path].key_lines.get(key, 1)
 
     for page in pages.values():
         for slug in page.builds_on:
-            if slug not in pages:
+            if slug not in pages and slug not in unread:
                 problems.append(
                     Problem(
                         page.path,
@@ -220,7 +240,7 @@ def _check_links(pages, topics, sources, problems):
     for topic in topics.values():
         for key in ("read_first", "pages"):
             for slug in getattr(topic, key):
-                if slug not in pages:
+                if slug not in pages and slug not in unread:
                     problems.append(
                         Problem(
                             topic.path,
@@ -296,19 +316,22 @@ def load(root: Path | None = None, figure_ids=None) -> Library:
     problems: list[Problem] = []
     sources = {}
     pages, topics = [], []
+    unread: set[str] = set()  # the slugs of pages that could not be read (their problem says)
     for folder, reader in (("pages", _page), ("topics", _topic)):
         for path in sorted((root / folder).glob("*.md")):
             source = _split(path, problems)
-            if source is None:
-                continue
-            sources[path] = source
-            item = (
-                reader(source, figure_ids, problems)
-                if folder == "pages"
-                else reader(source, problems)
-            )
+            item = None
+            if source is not None:
+                sources[path] = source
+                item = (
+                    reader(source, figure_ids, problems)
+                    if folder == "pages"
+                    else reader(source, problems)
+                )
             if item is not None:
                 (pages if folder == "pages" else topics).append(item)
+            elif folder == "pages":
+                unread.update(_slug_line(path))
     if not pages and not problems:
         why = (
             "no pages found"
@@ -318,7 +341,7 @@ def load(root: Path | None = None, figure_ids=None) -> Library:
         problems.append(Problem(root / "pages" if root.is_dir() else root, 0, why))
     page_map = _unique(pages, sources, problems, "page")
     topic_map = _unique(topics, sources, problems, "topic")
-    _check_links(page_map, topic_map, sources, problems)
+    _check_links(page_map, topic_map, sources, problems, unread)
     _check_tags(page_map, sources, problems)
     if problems:
         raise ContentError(problems)
