@@ -170,3 +170,27 @@ def test_the_grammar_check_can_fail():
     from posviz.frames.texts import markdown_html
 
     assert markdown_html("a *b*") != markup.render("a *b*")  # emphasis is not a readout's
+
+
+def test_in_the_browser_a_page_draws_no_figure_for_its_room(monkeypatch):
+    """The worker builds a page for its roots alone: no figure is drawn for a room (the
+    pre-rendered page has it), while the host's page keeps each figure's room."""
+    from posviz.compose import views
+    from posviz.drawing import layout
+
+    drawn = []
+    real = layout.island_room
+    monkeypatch.setattr(layout, "island_room", lambda *a: drawn.append(a) or real(*a))
+    dashboard, route = views.view("figure-710")
+    template = page.page_template(dashboard, route.name, route.kind, route.title, "")
+    assert drawn and all(
+        p.room for p in template._render_variables["posviz"]["parts"] if p.kind == "figure"
+    )
+    drawn.clear()
+    monkeypatch.setattr(page.routes, "in_browser", lambda: True)
+    dashboard, route = views.view("figure-710")
+    template = page.page_template(dashboard, route.name, route.kind, route.title, "")
+    assert drawn == []
+    assert [
+        p.figure_id for p in template._render_variables["posviz"]["parts"] if p.kind == "figure"
+    ] == [710]

@@ -265,8 +265,13 @@ def page_template(
     # location: the template's Location root keeps the URL query and the sliders in step.
     template = pn.Template(environment().get_template("site.html"), location=True)
     only = (dev or {}).get("only")  # serve --dev swapping in one half: "text" or "figures"
-    with_text = not routes.in_browser() and only != "figures"
-    parts, crumbs = split(dashboard, template, with_text, islands=only != "text")
+    in_browser = routes.in_browser()
+    with_text = not in_browser and only != "figures"
+    # In the reader's browser the page is already there (pre-rendered): the worker needs
+    # the roots alone, not each figure's room, which costs a drawing of the figure.
+    parts, crumbs = split(
+        dashboard, template, with_text, islands=only != "text", drawn=not in_browser
+    )
     canonical = absolute(route_name) if with_text else None
     template.add_variable(
         "posviz",
