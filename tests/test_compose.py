@@ -9,15 +9,18 @@ Transformer page) are seed facts.
 """
 
 import html
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import parse_qsl
 
 import panel as pn
 import pytest
+from markupsafe import Markup
 
 from posviz import content
+from posviz.compose import page as pages
+from posviz.compose import parts, views
 from posviz.compose import routes as routing
-from posviz.compose import views
 from posviz.compose.routes import href
 from posviz.figures import FIGURES, ClockHands
 from tests.support.compose import (  # noqa: F401  (kept importable from here)
@@ -27,8 +30,8 @@ from tests.support.compose import (  # noqa: F401  (kept importable from here)
     links,
     live_figures,
     outline,
-    panes,
     plain,
+    texts,
     view,
 )
 from tests.support.content_checks import FIXTURE
@@ -107,11 +110,69 @@ def test_figures_are_ordered_as_the_pages_show_them_then_by_id(site):
 def test_every_route_builds_with_its_figures(site, name):
     route = {r.name: r for r in routing.routes(site)}[name]
     layout = view(name)
-    assert isinstance(layout, pn.Column)
-    assert isinstance(layout[0], pn.pane.HTML) and not layout[0].visible  # the notice
+    assert isinstance(layout, parts.View)
+    notice = layout.links.notice
+    assert isinstance(notice, pn.pane.HTML) and not notice.visible  # nothing to say yet
     assert [f.figure_id for f in live_figures(layout)] == list(route.figures)
     for figure in live_figures(layout):
         assert type(figure) is FIGURES[figure.figure_id]
+    # Data, not Panel: text as markup, content Markdown as written, figures as figures.
+    for part in layout.parts:
+        assert isinstance(part, parts.Html | parts.Prose | parts.Island)
+        assert not any(isinstance(value, pn.viewable.Viewable) for value in vars(part).values())
+    assert isinstance(layout.crumbs, Markup)
+
+
+MARKUP = '<b class="x">&amp;</b>'
+
+
+def with_markup(site: content.Library) -> content.Library:
+    """``site`` with markup at the end of every text field a view shows."""
+
+    def page(p):
+        sections = tuple(replace(s, title=s.title + MARKUP) for s in p.sections)
+        return replace(
+            p,
+            title=p.title + MARKUP,
+            kind=p.kind + MARKUP,
+            summary=p.summary + MARKUP,
+            sections=sections,
+        )
+
+    def topic(t):
+        return replace(
+            t, title=t.title + MARKUP, category=t.category + MARKUP, intro=t.intro + MARKUP
+        )
+
+    return replace(
+        site,
+        pages={slug: page(p) for slug, p in site.pages.items()},
+        topics={slug: topic(t) for slug, t in site.topics.items()},
+    )
+
+
+def test_every_view_writes_content_text_escaped(site):
+    """Jinja's autoescape: a title, kind, summary, heading, category or intro is text.
+
+    Each route shows the markup as written (its characters, in the reader's text),
+    and no element of it reaches the page.
+    """
+    data = with_markup(site)
+    shown = {}
+    with views.describing(data):
+        for route in routing.routes(data):
+            layout, _ = views.view(route.name)
+            markups = [str(layout.crumbs)] + [
+                str(part.heading if isinstance(part, parts.Island) else part.html)
+                for part in layout.parts
+            ]
+            assert not [m for m in markups if '<b class="x">' in m], route.name
+            shown[route.kind] = shown.get(route.kind, 0) + sum(
+                plain(m).count(MARKUP) for m in markups
+            )
+    # Every kind of route shows some content text: home, topic, pages, figure, gallery, tags.
+    assert set(shown) == {"home", "topic", "page", "figure", "gallery", "tag"}
+    assert all(shown.values()), shown
 
 
 # --- the topic view ------------------------------------------------------------------
@@ -124,25 +185,25 @@ def test_topic_view_heads_with_category_title_and_intro(site):
     assert f"Topic · {topic.category}" in text
     assert topic.title in text
     assert topic.intro in text
-    assert topic.text in [p.object for p in panes(layout)]
+    assert topic.text in [p for p in texts(layout)]
     assert text.index(f"Topic · {topic.category}") < text.index("In reading order")
 
 
 def test_topic_view_lists_the_reading_order_with_kinds(site):
     layout = view(TOPIC)
-    [reading] = [p for p in panes(layout) if "In reading order" in str(p.object)]
-    items = [plain(item) for item in str(reading.object).split("<li>")[1:]]
+    [reading] = [p for p in texts(layout) if "In reading order" in p]
+    items = [plain(item) for item in str(reading).split("<li>")[1:]]
     assert items == [f"Read · read first: {site.pages[BASICS].title}"]
-    assert links(reading.object) == [(f"page-{BASICS}", site.pages[BASICS].title)]
+    assert links(reading) == [(f"page-{BASICS}", site.pages[BASICS].title)]
 
 
 def test_topic_view_attributes_each_live_figure_to_its_page_section(site):
     layout = view(TOPIC)
-    blocks = [item for item in layout.objects if "posviz-figure-block" in item.css_classes]
+    blocks = layout.islands()
     expected = [(96, [(ONE, 2)]), (710, [(ONE, 3), (TWO, 2)]), (7256, [(TWO, 1)])]
     assert len(blocks) == len(expected)  # 710, on two pages, is shown once
     for block, (figure_id, homes) in zip(blocks, expected, strict=True):
-        attribution, caption_head = block[0].object, block[1].object
+        attribution, caption_head = block.heading.split("</div>", 1)
         sources = [(site.pages[slug], site.pages[slug].sections[n - 1]) for slug, n in homes]
         assert plain(attribution).startswith(
             f"From {sources[0][0].title} › {sources[0][1].heading}"
@@ -153,15 +214,15 @@ def test_topic_view_attributes_each_live_figure_to_its_page_section(site):
                 attribution
             )
         assert plain(caption_head) == f"{figure_id} {FIGURES[figure_id].title}"
-        [figure] = live_figures(block)
-        assert figure.figure_id == figure_id
+        assert block.figure.figure_id == figure_id
 
 
 def test_topic_view_figures_are_live(site):
     layout = view(TOPIC)
     clock = next(f for f in live_figures(layout) if isinstance(f, ClockHands))
-    [controls] = [p for p in layout.select(pn.Param) if p.object is clock]
-    readouts = [p for p in layout.select(pn.pane.HTML) if "posviz-readout" in p.css_classes]
+    island = pages.island(clock)  # the figure's root on the page
+    [controls] = [p for p in island.select(pn.Param) if p.object is clock]
+    readouts = [p for p in island.select(pn.pane.HTML) if "posviz-readout" in p.css_classes]
     readouts = [p for p in readouts if "pos = <strong>" in str(p.object)]
     assert len(readouts) == 1
     [slider] = controls.layout.select(
@@ -176,11 +237,11 @@ def test_topic_view_figures_are_live(site):
 
 def test_topic_view_ends_with_tags_and_counts_in_order(site):
     layout = view(TOPIC)
-    [tags] = [p for p in panes(layout) if "Tags that go with it" in str(p.object)]
-    shown = links(tags.object)
-    assert str(tags.object).count('<a class="chip"') == len(shown)
+    [tags] = [p for p in texts(layout) if "Tags that go with it" in p]
+    shown = links(tags)
+    assert str(tags).count('<a class="chip"') == len(shown)
     assert shown == [("tag-beta", "Beta 2"), ("tag-alpha", "Alpha 1"), ("tag-gamma", "Gamma 1")]
-    assert panes(layout)[-1] is tags
+    assert texts(layout)[-1] == tags
 
 
 # --- page, figure, home and gallery views ---------------------------------------------
@@ -199,9 +260,9 @@ def test_page_view_has_every_section_and_figure_where_content_puts_them(site, sl
     layout = view(f"page-{slug}")
     assert outline(layout) == expected
     anchors = [
-        item.object
-        for item in layout.objects
-        if isinstance(item, pn.pane.HTML) and str(item.object).startswith("<h2")
+        part.html
+        for part in layout.parts
+        if isinstance(part, parts.Html) and part.html.startswith("<h2")
     ]
     assert [a.split('"')[1] for a in anchors] == [s.anchor for s in page.sections]
     text = all_text(layout)
@@ -224,9 +285,9 @@ def test_page_outline_by_hand(site):
 
 def test_page_view_links_the_pages_it_builds_on(site):
     layout = view(f"page-{TWO}")
-    [head] = [p for p in panes(layout) if "Builds on:" in str(p.object)]
-    assert links(head.object) == [(f"page-{ONE}", site.pages[ONE].title)]
-    assert not [p for p in panes(view(f"page-{BASICS}")) if "Builds on" in str(p.object)]
+    [head] = [p for p in texts(layout) if "Builds on:" in p]
+    assert links(head) == [(f"page-{ONE}", site.pages[ONE].title)]
+    assert not [p for p in texts(view(f"page-{BASICS}")) if "Builds on" in p]
 
 
 @pytest.mark.parametrize("figure_id", list(FIGURES))
@@ -234,7 +295,7 @@ def test_figure_view_shows_the_figure_and_links_back_to_its_section(site, figure
     layout = view(f"figure-{figure_id}")
     assert [f.figure_id for f in live_figures(layout)] == [figure_id]
     assert FIGURES[figure_id].title in all_text(layout)
-    back = [link for p in panes(layout) for link in links(str(p.object))]
+    back = [link for p in texts(layout) for link in links(p)]
     home = site.home_of(figure_id)
     if home is None:  # no page shows it: no way back, only its own deep link
         assert "From " not in all_text(layout)
@@ -246,7 +307,7 @@ def test_figure_view_shows_the_figure_and_links_back_to_its_section(site, figure
 
 def test_home_lists_topics_pages_and_figures(site):
     layout = view("index")
-    found = [link for p in panes(layout) for link in links(str(p.object))]
+    found = [link for p in texts(layout) for link in links(p)]
     assert found == [
         *[(f"topic-{slug}", topic.title) for slug, topic in site.topics.items()],
         *[(f"page-{slug}", site.pages[slug].title) for slug in sorted(site.pages)],
@@ -280,7 +341,7 @@ def test_href_in_the_export(monkeypatch):
     assert href("page-x", "section-2") == "page-x.html#section-2"
     assert href("index") == "index.html"
     layout = view(SEED_TOPIC)
-    found = [link[0] for p in panes(layout) for link in links(str(p.object))]
+    found = [link[0] for p in texts(layout) for link in links(p)]
     assert "page-attention-is-all-you-need.html#section-2" in found  # the seed's 96
     assert "index.html" in found
     # Printed deep links carry a query: figure-710.html?pos=12&d_model=128.
@@ -301,7 +362,7 @@ def open_view(location, name, search):
     """The view ``name`` as opened at ``?search``: (layout, figures by id, notice)."""
     location.search = search
     layout = view(name)
-    notice = layout[0]
+    notice = layout.links.notice
     assert "posviz-notice" in notice.css_classes
     return layout, {f.figure_id: f for f in live_figures(layout)}, notice
 

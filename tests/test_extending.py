@@ -10,10 +10,18 @@ import pytest
 
 import posviz.figures
 from posviz import content
+from posviz.compose import parts, views
 from posviz.compose import routes as routing
-from posviz.compose import views
 from posviz.drawing import plots
-from tests.support.compose import all_text, links, live_figures, panes, plain
+from tests.support.compose import (
+    all_text,
+    attribution,
+    links,
+    live_figures,
+    page_roots,
+    plain,
+    texts,
+)
 
 # a second topic's content rendered through every route: the full run's, not ./dev test --fast
 pytestmark = pytest.mark.slow
@@ -81,16 +89,16 @@ def test_a_figure_no_page_uses_has_its_view_and_a_gallery_entry_without_a_from_l
     text = all_text(layout)
     assert "Squares grow faster than their sides" in text
     assert "From " not in text
-    found = [link for p in panes(layout) for link in links(str(p.object))]
+    found = [link for p in texts(layout) for link in links(p)]
     # No way back to a page; only the figure's own deep link, printed for print.
     assert found == [("figure-5?n=4&slope=10", "figure-5?n=4&slope=10")]
 
     gallery, _ = views.view("gallery")
-    blocks = [b for b in gallery.objects if "posviz-figure-block" in b.css_classes]
-    ids = [live_figures(b)[0].figure_id for b in blocks]
+    blocks = gallery.islands()
+    ids = [b.figure.figure_id for b in blocks]
     assert 5 in ids
     froms = {
-        figure_id: plain(str(block[0].object)).startswith("From ")
+        figure_id: plain(attribution(block)).startswith("From ")
         for figure_id, block in zip(ids, blocks, strict=True)
     }
     library = content.load(CONTENT)
@@ -99,7 +107,7 @@ def test_a_figure_no_page_uses_has_its_view_and_a_gallery_entry_without_a_from_l
 
     home, _ = views.view("index")
     assert ("figure-5", "Squares grow faster than their sides") in [
-        link for p in panes(home) for link in links(str(p.object))
+        link for p in texts(home) for link in links(p)
     ]
 
 
@@ -164,7 +172,7 @@ def two_topics(tmp_path, monkeypatch):
 
 def test_a_second_topic_is_on_home(two_topics):
     layout, _ = views.view("index")
-    found = [link for p in panes(layout) for link in links(str(p.object))]
+    found = [link for p in texts(layout) for link in links(p)]
     assert found[:2] == [
         ("topic-attention-on-grids", "Attention on grids"),
         ("topic-positional-encoding", "Positional encoding"),
@@ -178,21 +186,17 @@ def test_a_second_topic_has_its_own_reading_order_figures_and_tags(two_topics):
     assert route.title == "Attention on grids"
     text = all_text(layout)
     assert "Topic · Images" in text and "How attention is made affordable" in text
-    [reading] = [p for p in panes(layout) if "In reading order" in str(p.object)]
+    [reading] = [p for p in texts(layout) if "In reading order" in p]
     # Listed Transformer first, but it builds on query-key-value, which goes first.
-    assert [target for target, _ in links(reading.object)] == [
+    assert [target for target, _ in links(reading)] == [
         "page-query-key-value",
         "page-attention-is-all-you-need",
     ]
     assert [f.figure_id for f in live_figures(layout)] == [7256, 4121, 710]
-    attributions = [
-        plain(str(block[0].object))
-        for block in layout.objects
-        if "posviz-figure-block" in block.css_classes
-    ]
+    attributions = [plain(attribution(block)) for block in layout.islands()]
     assert attributions[-1] == "From Clocks on a grid › 1. One clock per axis"
-    [tags] = [p for p in panes(layout) if "Tags that go with it" in str(p.object)]
-    assert [text for _, text in links(tags.object)] == [
+    [tags] = [p for p in texts(layout) if "Tags that go with it" in p]
+    assert [text for _, text in links(tags)] == [
         "Efficient attention 2",
         "Self-attention 1",
         "Vision 1",
@@ -212,15 +216,17 @@ def test_with_two_topics_every_route_renders(two_topics):
     assert {"topic-attention-on-grids", "page-clocks-on-a-grid", "tag-vision"} <= set(names)
     for route in routing.routes(two_topics):
         layout, _ = views.view(route.name)
-        assert isinstance(layout, pn.Column)
+        assert isinstance(layout, parts.View)
         assert [f.figure_id for f in live_figures(layout)] == list(route.figures), route.name
-        layout.get_root(Document())  # the Bokeh models build
+        roots = page_roots(layout)
+        assert set(roots) == {"notice", *(f"figure-{f}" for f in route.figures)}, route.name
+        for root in roots.values():
+            root.get_root(Document())  # the Bokeh models build
 
 
 def test_the_fifth_figure_steps_by_its_frame_to_what_a_fresh_plot_draws(fifth_figure):
     import holoviews as hv
     import numpy as np
-    import panel as pn
     from bokeh.document import Document
 
     from posviz.figures import FIGURES

@@ -3,7 +3,7 @@
 For each figure the built site ships, Node reads ``frames/<id>.json.gz`` as the
 page does and finds each state's frame from its values, as a reader's slider
 move or a deep link would; Python's ``key_of`` must give the same key.
-tests/js/frame_index.test.js covers the rules on hand-built indexes.
+tests/js/frame_index.test.mjs covers the rules on hand-built indexes.
 """
 
 import gzip
@@ -24,8 +24,10 @@ FRAME_INDEX = Path(__file__).resolve().parents[1] / "src" / "posviz" / "export" 
 # values with each implied slider settled; and the state a deep link to those values
 # reaches (set slider by slider from the opening state).
 LOOKUP = """
-const Index = require(process.argv[1]);
-const index = JSON.parse(require("node:fs").readFileSync(0, "utf-8"));
+import {readFileSync} from "node:fs";
+import {pathToFileURL} from "node:url";
+const Index = await import(pathToFileURL(process.argv[1]).href);
+const index = JSON.parse(readFileSync(0, "utf-8"));
 const opening = index.frames[index.states[index.opening]].values;
 const at = (frame) => index.frames.indexOf(frame);
 const moveTo = (values, name) =>
@@ -56,7 +58,7 @@ def node():
 
 def lookups(node, index: dict) -> list[dict]:
     done = subprocess.run(
-        [node, "-e", LOOKUP, str(FRAME_INDEX)],
+        [node, "--input-type=module", "-e", LOOKUP, str(FRAME_INDEX)],
         input=json.dumps(index),
         capture_output=True,
         text=True,
@@ -69,7 +71,7 @@ def lookups(node, index: dict) -> list[dict]:
 def linked(node, index: dict, links: list[dict]) -> list[dict]:
     """The state ``linkState`` reaches for each of ``links`` (frame position, -1: none)."""
     done = subprocess.run(
-        [node, "-e", LOOKUP, str(FRAME_INDEX)],
+        [node, "--input-type=module", "-e", LOOKUP, str(FRAME_INDEX)],
         input=json.dumps({**index, "links": links}),
         capture_output=True,
         text=True,

@@ -1,7 +1,7 @@
 """The deep-link grammar against the vectors the browser's copy passes too.
 
 ``tests/data/link_vectors.json`` is read here with ``posviz/deeplinks.py`` and
-by ``tests/js/links.test.js`` with ``export/links.js`` (run below through
+by ``tests/js/links.test.mjs`` with ``export/links.js`` (run below through
 Node's own test runner), so the preview and Python cannot read one link two
 ways. The last tests tie the grammar to the shipped figures: the page
 description the site ships is the figures', and a slider the grammar leaves
@@ -9,8 +9,10 @@ to its figure is one whose bounds really move.
 """
 
 import json
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -88,6 +90,8 @@ def test_the_browser_grammar_passes_the_same_vectors_in_node():
         text=True,
         timeout=120,
         cwd=ROOT,
+        # The scripts are bundled by this Python (tests/js/bundled.mjs).
+        env={**os.environ, "POSVIZ_PYTHON": sys.executable},
     )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "# fail 0" in done.stdout

@@ -8,13 +8,13 @@ import re
 import shutil
 from pathlib import Path
 
-import panel as pn
 import pytest
 
 from posviz import content
 from posviz.compose import routes as routing
 from posviz.compose import views
 from posviz.figures import Figure
+from tests.support.compose import attribution, texts
 
 CONTENT = Path(__file__).resolve().parents[1] / "content"
 EXTRA = 6
@@ -64,11 +64,11 @@ def library(tmp_path, monkeypatch):
 
 
 def blocks(layout) -> list:
-    return [item for item in layout.objects if "posviz-figure-block" in item.css_classes]
+    return layout.islands()
 
 
 def live(layout) -> list[Figure]:
-    return [p.object for p in layout.select(pn.Param) if isinstance(p.object, Figure)]
+    return [island.figure for island in layout.islands()]
 
 
 def sources(markup: str) -> list[str]:
@@ -95,15 +95,15 @@ def test_a_topic_over_many_pages_shows_each_figure_once_with_all_its_sources(lib
     assert sorted(shown) == sorted({use.figure_id for use in uses})
     assert len(shown) == len(set(shown))
     for block in blocks(layout):
-        [figure] = live(block)
-        assert sources(block[0].object) == expected_sources(library, topic, figure.figure_id)
+        figure = block.figure
+        assert sources(attribution(block)) == expected_sources(library, topic, figure.figure_id)
     route = next(r for r in routing.routes(library) if r.name == "topic-positional-encoding")
     assert sorted(route.figures) == sorted(set(route.figures))
 
 
 def test_a_tag_over_many_pages_lists_each_figure_once_with_all_its_sources(library):
     layout, _ = views.view(routing.tag_route("Extra tag"))
-    markup = "".join(str(getattr(p, "object", "")) for p in layout.objects)
+    markup = "".join(texts(layout))
     items = re.findall(r"<li><span class='figure-id'>(\d+)</span>(.*?)</li>", markup)
     assert sorted(int(figure_id) for figure_id, _ in items) == sorted(SHARED)
     slugs = [f"page-extra-{n}" for n in range(EXTRA)]
@@ -115,7 +115,7 @@ def test_a_tag_over_many_pages_lists_each_figure_once_with_all_its_sources(libra
 def test_a_figure_view_names_every_page_that_shows_it(library):
     layout, _ = views.view(routing.figure_route(710))
     [block] = blocks(layout)
-    named = sources(block[0].object)
+    named = sources(attribution(block))
     pages_showing = [
         f"page-{page.slug}"
         for page in library.pages.values()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from posviz import deeplinks, embed, myst
+from posviz import assets, deeplinks, embed, myst
 from posviz.figures import FIGURES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -219,8 +219,10 @@ def test_the_plugin_carries_every_figures_sliders_and_the_shared_grammar():
     source = myst.plugin_source()
     for make in FIGURES.values():
         assert json.dumps(deeplinks.figure_spec(make())["sliders"]) in source
-    links = (ROOT / "src/posviz/export/links.js").read_text("utf-8").strip().removesuffix(";")
-    assert links in source
+    # links.js as its module object: its body, then an object of every name it exports.
+    _, body, exported = assets.module("posviz.export", "links.js")
+    assert body in source and f"return {{{', '.join(exported)}}};" in source
+    assert {"parse", "read", "write", "noticeHtml"} <= set(exported)
     assert not [word for word in ("__FIGURES__", "__LINKS__", "__SITE__") if word in source]
 
 

@@ -110,7 +110,7 @@ def test_the_figures_use_the_page_stylesheets_colours_in_light_and_dark():
     light, dark = _colours(page.STATIC_DIR.joinpath("site.css").read_text("utf-8"))
     assert len(light) == 7 and light.keys() == dark.keys() and light != dark
     assert (styles.LIGHT, styles.DARK) == (light, dark)
-    for sheet in (styles.VARIABLES, styles.SITE_CSS, styles.PAGE_CSS):
+    for sheet in (styles.VARIABLES, styles.PAGE_CSS):
         assert _colours(sheet) == (light, dark)
 
 

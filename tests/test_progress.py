@@ -8,6 +8,7 @@ redrawn, not assumed.
 import io
 import json
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -37,7 +38,6 @@ def frames(text: str) -> list[str]:
 
 def wait_until(holds, what: str, seconds: float = 30.0) -> None:
     """Wait on a state the progress thread reaches (never on a fixed sleep)."""
-    import time
 
     deadline = time.monotonic() + seconds
     while not holds():
@@ -59,7 +59,10 @@ def test_steps_on_a_terminal_are_one_line_counted_and_timed():
     wait_until(lambda: len(redraws()) >= 2, "the clock to redraw the step's line")
     steps.finish()
     text = shown.getvalue()
-    assert "posviz build [1/3] converting 2 dashboards · 0 s" in frames(text)
+    assert any(
+        re.fullmatch(r"posviz build \[1/3\] converting 2 dashboards · \d+ s", f)
+        for f in frames(text)
+    )
     assert "posviz build: warning: one thing\n" in text  # a line that stays
     assert len(redraws()) >= 2  # redrawn in place, not printed again
     assert text.endswith(progress.CLEAR)  # the moving line is gone at the end
@@ -85,20 +88,26 @@ def test_a_download_on_a_terminal_counts_its_bytes_as_they_arrive(tmp_path):
         counts = [re.search(r"· ([0-9.]+ [kM]?B) ·", f) for f in frames(shown.getvalue())]
         return [c.group(1) for c in counts if c]
 
+    started = time.monotonic()
     with progress.fetching("fetching pyodide@0.27.7 from npm", tmp_path, shown):
         for n, size in enumerate(("600.0 kB", "1.2 MB", "1.8 MB")):
             (tmp_path / f"part{n}").write_bytes(b"x" * 600_000)
             wait_until(lambda size=size: size in seen(), f"the count to show {size}")
+    took = time.monotonic() - started
     text = shown.getvalue()
     assert "600.0 kB" in seen() and "1.2 MB" in seen()  # the count grew while it ran
-    assert text.endswith("posviz: fetching pyodide@0.27.7 from npm: 1.8 MB in 0 s\n")
+    # The last line gives the size and the time it took: as long as it ran here, however
+    # long a loaded machine makes that (it said "1 s" once, in CI's 3.12 tier at nice 19).
+    last = re.search(r"posviz: fetching pyodide@0\.27\.7 from npm: 1\.8 MB in (\d+) s\n\Z", text)
+    assert last, text[-120:]
+    assert int(last.group(1)) <= round(took) + 1, (last.group(1), took)
 
 
 def test_a_download_off_a_terminal_says_one_line_when_done(tmp_path):
     shown = Log()
     with progress.fetching("fetching wheels", tmp_path, shown):
         (tmp_path / "a.whl").write_bytes(b"x" * 2500)
-    assert shown.getvalue() == "posviz: fetching wheels: 2.5 kB in 0 s\n"
+    assert re.fullmatch(r"posviz: fetching wheels: 2\.5 kB in \d+ s\n", shown.getvalue())
 
 
 def test_a_failed_download_leaves_no_moving_line_and_no_done_line(tmp_path):
@@ -107,7 +116,7 @@ def test_a_failed_download_leaves_no_moving_line_and_no_done_line(tmp_path):
         with progress.fetching("fetching wheels", tmp_path, shown):
             raise RuntimeError("the registry is gone")
     assert shown.getvalue().endswith(progress.CLEAR)
-    assert "in 0 s" not in shown.getvalue()
+    assert not re.search(r" in \d+ s", shown.getvalue())
 
 
 @pytest.mark.parametrize("size,said", [(812, "812 B"), (3_400_000, "3.4 MB"), (0, "0 B")])
@@ -131,7 +140,9 @@ def test_the_npm_fetch_keeps_its_cache_where_its_bytes_are_counted(tmp_path, mon
     with pytest.raises(distribution.DistributionError):
         distribution.fetch_npm_release(tmp_path)  # the fake tarball fails its pin after
     assert seen["env"] == {"npm_config_cache": str(tmp_path / "npm-cache")}
-    assert "fetching pyodide@0.27.7 from npm: 4.0 kB in 0 s" in capsys.readouterr().out
+    assert re.search(
+        r"fetching pyodide@0\.27\.7 from npm: 4\.0 kB in \d+ s", capsys.readouterr().out
+    )
 
 
 def test_a_wheel_fetched_from_pypi_counts_its_bytes_and_ends_with_its_size(
@@ -156,4 +167,4 @@ def test_a_wheel_fetched_from_pypi_counts_its_bytes_and_ends_with_its_size(
         wheels.raw_wheel("bokeh", "3.12", cache_root=tmp_path)  # the fake fails its pin after
     assert Path(seen["env"]["TMPDIR"]).name == "pip-tmp"
     out = capsys.readouterr().out
-    assert re.search(r"posviz: fetching bokeh 3\.9\.2 from PyPI: 7\.\d kB in 0 s\n", out), out
+    assert re.search(r"posviz: fetching bokeh 3\.9\.2 from PyPI: 7\.\d kB in \d+ s\n", out), out

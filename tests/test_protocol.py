@@ -1,6 +1,6 @@
 """The page ↔ worker protocol (export/protocol.js) against the code on both sides of it.
 
-The JS unit tests (tests/js/protocol.test.js) check what the worker refuses;
+The JS unit tests (tests/js/protocol.test.mjs) check what the worker refuses;
 these read the sources that send and handle messages, so that a type added on
 one side and not the other, or a request field Python reads and JS does not
 send, fails here rather than in a reader's browser.
@@ -25,9 +25,13 @@ PANEL_HANDLER = Path(panel.__file__).parent / "_templates" / "pyodide_handler.js
 @pytest.fixture(scope="module")
 def protocol():
     assert shutil.which("node"), "Node is missing: ./dev test installs it (apt-get nodejs)"
-    script = "const p = require(process.argv[1]); console.log(JSON.stringify(p));"
+    script = (
+        'const {pathToFileURL} = await import("node:url");'
+        "const p = await import(pathToFileURL(process.argv[1]).href);"
+        "console.log(JSON.stringify({...p}));"
+    )
     done = subprocess.run(
-        ["node", "-e", script, str(BUILD / "protocol.js")],
+        ["node", "--input-type=module", "-e", script, str(BUILD / "protocol.js")],
         capture_output=True,
         text=True,
         check=True,

@@ -106,3 +106,15 @@ def test_the_committed_report_is_the_commands_and_counts_its_rows():
         rows.count("**no**"),
         rows.count("not rehearsed"),
     ]
+
+
+def test_the_committed_report_rehearses_every_registered_browser_seam():
+    """The report in docs/ is regenerated when the register changes: each JS seam, once,
+    with the files that use it (the command's rows; it stops a stale report)."""
+    from posviz import internals
+
+    text = (ROOT / "docs" / "rehearsal.md").read_text("utf-8")
+    rows = re.findall(r"^\| browser \| `(.*)` \| \w+ \| [^|]+ \| (.*) \|$", text, re.M)
+    assert sorted((name, where.strip()) for name, where in rows) == sorted(
+        (seam.name, ", ".join(seam.used_in)) for seam in internals.JS_SEAMS
+    )

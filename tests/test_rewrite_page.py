@@ -72,7 +72,7 @@ def test_every_edit_lands():
     assert settings(html)["route"] == "figure-96"
     assert "bokeh-mathjax-" not in html
     # Live roots meet pre-rendered ones by creation order, on both sides.
-    assert html.index("const posvizIdOrder") < html.index("pyodideWorker.onmessage = ")
+    assert html.index("globalThis.posvizIdOrder = ") < html.index("pyodideWorker.onmessage = ")
     assert "JSON.parse(msg.root_ids).sort(posvizIdOrder)" in html
     assert "data_roots.sort((a, b) => posvizIdOrder(a[0], b[0]))" in html
 

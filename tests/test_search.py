@@ -4,10 +4,9 @@ import hashlib
 import os
 from pathlib import Path
 
-import panel as pn
 import pytest
 
-from posviz.compose import page
+from posviz.compose import page, parts
 from posviz.export import search
 
 PAGE = """<!DOCTYPE html>
@@ -76,8 +75,8 @@ def test_a_failing_pagefind_is_one_readable_error(tmp_path, monkeypatch):
 def rendered(kind: str, exported: bool, monkeypatch) -> str:
     monkeypatch.setattr(page.routes, "exported", lambda: exported)
     monkeypatch.setattr(page.routes, "in_browser", lambda: False)
-    dashboard = pn.Column(pn.pane.Markdown("# A title\n\nSome text."))
-    template = page.page_template(dashboard, "page-x", kind, "T", "d")
+    shown = parts.View([parts.Prose("# A title\n\nSome text.")])
+    template = page.page_template(shown, "page-x", kind, "T", "d")
     variables = template._render_variables["posviz"]
     return (
         page.environment().get_template("site.html").render(title="T", roots=[], posviz=variables)

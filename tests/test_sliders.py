@@ -11,6 +11,7 @@ import panel as pn
 import param
 import pytest
 
+from posviz.compose import page
 from posviz.drawing.controls import idle
 from posviz.figures import FIGURES, QueryReach
 from posviz.figures import query_reach as reach
@@ -148,8 +149,8 @@ def location(monkeypatch):
 
 def test_a_hidden_slider_keeps_its_value_and_its_deep_link(location):
     location.search = "?scheme=block-1d&query_length=4"
-    layout = view("figure-4121")
-    [figure] = live_figures(layout)
+    [figure] = live_figures(view("figure-4121"))
+    layout = page.island(figure)  # its root on the page
     assert figure.query_length == 4 and "query_length" in control_names(layout, figure)
     one_d = figure.reached(1).copy()
     figure.scheme = "local"
@@ -163,10 +164,10 @@ def test_a_hidden_slider_keeps_its_value_and_its_deep_link(location):
 def test_a_link_may_set_a_hidden_slider(location):
     """Applied without a notice: it takes effect when its scheme is picked."""
     location.search = "?memory_length=0"
-    layout = view("figure-4121")
-    [figure] = live_figures(layout)
-    notice = layout[0]
-    assert not notice.visible
+    shown = view("figure-4121")
+    [figure] = live_figures(shown)
+    layout = page.island(figure)
+    assert not shown.links.notice.visible
     assert figure.scheme == "local" and figure.memory_length == 0
     assert "memory_length" not in control_names(layout, figure)
     figure.scheme = "block-1d"

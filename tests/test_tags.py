@@ -8,16 +8,15 @@ on the real content (its tag page lists the seed's pages and figures in order).
 import json
 import shutil
 
-import panel as pn
 import pytest
 
 from posviz import content
+from posviz.compose import parts, views
 from posviz.compose import routes as routing
-from posviz.compose import views
 from posviz.compose.routes import tag_route, tag_slug
 from posviz.export.command import site_manifest
 from posviz.figures import FIGURES
-from tests.support.compose import CONTENT, links, live_figures, panes, plain
+from tests.support.compose import CONTENT, links, live_figures, plain, texts
 from tests.support.content_checks import FIXTURE, SEED_FROM, in_order
 
 pytestmark = pytest.mark.usefixtures("views_as_served")
@@ -32,13 +31,13 @@ def site(views_of_fixture):
 
 
 def section(layout, heading: str) -> str:
-    [pane] = [p for p in panes(layout) if str(p.object).startswith(f"<h2>{heading}</h2>")]
-    return str(pane.object)
+    [pane] = [p for p in texts(layout) if p.startswith(f"<h2>{heading}</h2>")]
+    return pane
 
 
 def section_head(layout) -> str:
-    [pane] = [p for p in panes(layout) if 'class="eyebrow">Tag<' in str(p.object)]
-    return str(pane.object)
+    [pane] = [p for p in texts(layout) if 'class="eyebrow">Tag<' in p]
+    return pane
 
 
 def test_tag_slugs():
@@ -133,24 +132,25 @@ def test_tag_page_of_pages_without_figures(tmp_path, monkeypatch):
     layout, _ = views.view("tag-delta")
     assert "None of these pages shows a figure." in plain(section(layout, "Figures"))
     assert "1 page carries this tag; 0 figures appear on them." in plain(section_head(layout))
-    assert not [p for p in panes(layout) if "In topics" in str(p.object)]
+    assert not [p for p in texts(layout) if "In topics" in p]
 
 
 def test_topic_chips_lead_to_tag_pages_that_build(site):
     layout, _ = views.view("topic-ordering")
-    [tags] = [p for p in panes(layout) if "Tags that go with it" in str(p.object)]
+    [tags] = [p for p in texts(layout) if "Tags that go with it" in p]
     names = {r.name for r in routing.routes(site)}
-    assert len(links(tags.object)) == 3
-    for href, _text in links(tags.object):
+    assert len(links(tags)) == 3
+    for href, _text in links(tags):
         assert href in names
         tag_layout, route = views.view(href)
-        assert route.kind == "tag" and isinstance(tag_layout, pn.Column)
+        assert route.kind == "tag" and isinstance(tag_layout, parts.View)
 
 
 def test_chips_link_to_html_files_in_the_export(monkeypatch):
     monkeypatch.setenv("POSVIZ_EXPORT", "1")
-    assert 'href="tag-self-attention.html"' in views.tag_chip("Self-attention", 2)
-    assert views.tag_chip("<b>x</b>", 1).count("<b>") == 1  # the tag itself is escaped
+    chip = parts.macros().tag_chip
+    assert 'href="tag-self-attention.html"' in chip("Self-attention", 2, "tag-self-attention")
+    assert chip("<b>x</b>", 1, "tag-x").count("<b>") == 1  # the tag itself is escaped
 
 
 def test_site_manifest_kinds(site, tmp_path):

@@ -48,11 +48,7 @@ function bufferOf(pool) {
 
 // export/frame_apply.js (the static site's frame step), a UMD module handed a
 // CommonJS `module` to fill: a frame is applied as the site applies one.
-const FrameApply = (() => {
-  const module = {exports: {}};
-  __FRAME_APPLY__;
-  return module.exports;
-})();
+const FrameApply = __FRAME_APPLY__; // export/frame_apply.js (posviz.assets.module_object)
 
 // The named model `name` in the drawn documents, or null.
 function named(documents, name) {

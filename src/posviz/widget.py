@@ -71,7 +71,7 @@ class Figure(anywidget.AnyWidget):
     _esm = assets.render(
         "posviz",
         "widget.js",
-        FRAME_APPLY=assets.source("posviz.export", "frame_apply.js").strip().removesuffix(";"),
+        FRAME_APPLY=assets.module_object("posviz.export", "frame_apply.js"),
     )
     _css = assets.render("posviz", "widget.css")
 

@@ -1,4 +1,4 @@
-"""What the unit tests of the composed views share: reading Panel layouts as a reader would."""
+"""What the unit tests of the composed views share: reading a view's parts as a reader would."""
 
 from html.parser import HTMLParser
 from pathlib import Path
@@ -7,7 +7,7 @@ from urllib.parse import parse_qsl, urlencode
 import panel as pn
 import param
 
-from posviz.compose import views
+from posviz.compose import parts, views
 from posviz.figures import Figure
 
 CONTENT = Path(__file__).resolve().parents[2] / "content"
@@ -46,36 +46,47 @@ def links(markup: str) -> list[tuple[str, str]]:
     return parser.links
 
 
-def panes(layout) -> list:
-    """Every HTML and Markdown pane, in reading order."""
-    return layout.select(lambda o: isinstance(o, (pn.pane.HTML, pn.pane.Markdown)))
+def texts(view: parts.View) -> list[str]:
+    """Every piece of a view's text in reading order, as HTML or content Markdown.
 
-
-def all_text(layout) -> str:
-    return "\n".join(plain(str(p.object)) for p in panes(layout))
-
-
-def live_figures(layout) -> list[Figure]:
-    """The figures a layout shows, in reading order.
-
-    Panel replaces a Viewer by what ``__panel__`` returns, so the figure itself is
-    reached through the ``pn.Param`` of its sliders.
+    The breadcrumbs, the notice, each part, and each figure's heading and the
+    text its live layout shows (readout, caption, deep link).
     """
-    return [p.object for p in layout.select(pn.Param) if isinstance(p.object, Figure)]
+    found = [str(view.crumbs)]
+    if view.links is not None:
+        found.append(str(view.links.notice.object))
+    for part in view.parts:
+        if isinstance(part, parts.Prose):
+            found.append(part.markdown)
+        elif isinstance(part, parts.Island):
+            found.append(str(part.heading))
+            shown = part.figure.__panel__().select(pn.pane.HTML)
+            found += [str(pane.object) for pane in shown]
+        else:
+            found.append(str(part.html))
+    return found
 
 
-def outline(layout) -> list:
+def all_text(view: parts.View) -> str:
+    return "\n".join(plain(text) for text in texts(view))
+
+
+def live_figures(view: parts.View) -> list[Figure]:
+    """The figures a view shows, in reading order."""
+    return [island.figure for island in view.islands()]
+
+
+def outline(view: parts.View) -> list:
     """A view's body as a reader meets it: ("h2", heading), ("text", markdown),
     ("figure", id)."""
     found = []
-    for item in layout.objects:
-        if isinstance(item, pn.pane.HTML) and str(item.object).startswith("<h2"):
-            found.append(("h2", plain(item.object)))
-        elif isinstance(item, pn.pane.Markdown):
-            found.append(("text", item.object))
-        elif "posviz-figure-block" in item.css_classes:
-            [figure] = live_figures(item)
-            found.append(("figure", figure.figure_id))
+    for part in view.parts:
+        if isinstance(part, parts.Html) and part.html.startswith("<h2"):
+            found.append(("h2", plain(part.html)))
+        elif isinstance(part, parts.Prose):
+            found.append(("text", part.markdown))
+        elif isinstance(part, parts.Island):
+            found.append(("figure", part.figure.figure_id))
     return found
 
 
@@ -94,3 +105,17 @@ class FakeLocation(param.Parameterized):
         query = dict(parse_qsl(self.search.lstrip("?"), keep_blank_values=True))
         query.update({key: str(value) for key, value in values.items()})
         self.search = "?" + urlencode(query)
+
+
+def attribution(island: parts.Island) -> str:
+    """The markup of an island's "From …" line, before its heading ("" without one)."""
+    return str(island.heading).split("<h", 1)[0]
+
+
+def page_roots(view: parts.View) -> dict:
+    """The Panel roots the page of ``view`` embeds, by name: each figure's and the notice."""
+    from posviz.compose import page
+
+    roots = page.Roots()
+    page.split(view, roots, with_text=True)
+    return roots.roots

@@ -17,7 +17,7 @@ from posviz.cli import main
 from posviz.compose import routes as routing
 from posviz.compose import views
 from posviz.figures import FIGURES
-from tests.support.compose import links, live_figures, panes, plain
+from tests.support.compose import attribution, links, live_figures, plain, texts
 
 REAL = Path(__file__).resolve().parents[2] / "content"
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "content_fixture"
@@ -81,14 +81,14 @@ def check_seed_facts(library: content.Library) -> None:
 
 def check_seed_topic_view(layout) -> None:
     """The seed's facts as the topic page shows them: the same three, rendered."""
-    [reading] = [p for p in panes(layout) if "In reading order" in str(p.object)]
-    assert [plain(item) for item in str(reading.object).split("<li>")[1:]] == SEED_READING_ORDER
-    blocks = [item for item in layout.objects if "posviz-figure-block" in item.css_classes]
-    shown = [(live_figures(b)[0].figure_id, plain(b[0].object)) for b in blocks[:4]]
+    [reading] = [p for p in texts(layout) if "In reading order" in p]
+    assert [plain(item) for item in reading.split("<li>")[1:]] == SEED_READING_ORDER
+    blocks = layout.islands()
+    shown = [(b.figure.figure_id, plain(attribution(b))) for b in blocks[:4]]
     assert shown == list(SEED_FROM.items())
-    [chips] = [p for p in panes(layout) if "Tags that go with it" in str(p.object)]
+    [chips] = [p for p in texts(layout) if "Tags that go with it" in p]
     seed = [(routing.tag_route(tag), f"{tag} {count}") for tag, count in SEED_TAGS]
-    assert in_order(seed, links(chips.object)) and set(seed) <= set(links(chips.object))
+    assert in_order(seed, links(chips)) and set(seed) <= set(links(chips))
 
 
 def check_every_route_renders(library: content.Library) -> None:

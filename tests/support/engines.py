@@ -30,6 +30,7 @@ import socketserver
 import subprocess
 import threading
 import time
+import warnings
 from pathlib import Path
 from urllib.parse import urlparse, urlsplit
 
@@ -550,6 +551,7 @@ class WebKit(Engine):
         except BaseException:
             self._xvfb.terminate()  # else the display outlives the run, and the next WebKit hangs
             self._xvfb.wait(10)
+            self.proxy.close()
             raise
 
     def _driver(self, dark: bool):
@@ -575,26 +577,38 @@ class WebKit(Engine):
         )
         env = {**os.environ, "DISPLAY": self.display}
 
-        def open_session(service, made):
-            made.append(webdriver.WebKitGTK(options=options, service=service))
+        def open_session(service, made, failed):
+            try:
+                made.append(webdriver.WebKitGTK(options=options, service=service))
+            except Exception as error:  # noqa: BLE001 (refused, or cut by service.stop())
+                failed.append(error)
 
         driver = None
+        failed = []
         # Now and then a session never answers (twice in a row once, in a loaded full run,
         # for the second, dark MiniBrowser on the display): a later start does.
-        for _ in range(ATTEMPTS):
+        for attempt in range(ATTEMPTS):
             service = Service(WEBKIT_DRIVER, env=env, log_output=subprocess.DEVNULL)
             made = []
-            opening = threading.Thread(target=open_session, args=(service, made), daemon=True)
+            opening = threading.Thread(
+                target=open_session, args=(service, made, failed), daemon=True
+            )
             opening.start()
             opening.join(STARTUP)
             if made:
                 driver = made[0]
+                if attempt:  # said in the run's summary, as a thread's traceback was before
+                    warnings.warn(
+                        f"webkit: a session answered at attempt {attempt + 1}", stacklevel=2
+                    )
                 break
-            service.stop()  # the hung session request fails, and the thread ends
+            if getattr(service, "process", None):  # a driver still starting has none yet
+                service.stop()  # the hung session request fails, and the thread ends
             opening.join(10)
         if driver is None:
+            last = f"; the last attempt: {failed[-1]!r}" if failed else ""
             raise RuntimeError(
-                f"webkit: {WEBKIT_DRIVER} no session in {STARTUP:.0f} s, {ATTEMPTS} times"
+                f"webkit: {WEBKIT_DRIVER} no session in {STARTUP:.0f} s, {ATTEMPTS} times{last}"
             )
         driver.set_script_timeout(SLICE + 30)
         driver.set_page_load_timeout(120)

@@ -101,7 +101,7 @@ def test_arrow_keys_move_a_slider_and_the_plot_and_its_text_follow(served, page)
     settle(page)
     before = wait_for_plot(page, "posviz-710-hands")
     alternative = page.locator(".posviz-alt .posviz-sr")
-    assert "at pos 12 the hands read" in alternative.inner_text()
+    expect(alternative).to_contain_text("at pos 12 the hands read")
     for _ in range(10):  # Tab to the first slider, as a keyboard reader would
         page.keyboard.press("Tab")
         if (deep_focus(page) or {}).get("label") == "pos":
@@ -173,15 +173,15 @@ def test_print_hides_controls_and_carries_the_deep_link(served, page):
     page.goto(url(served, "figure-710?pos=24"))
     settle(page)
     link = page.locator(".posviz-deeplink a")
-    assert not link.is_visible()
-    assert page.locator(".posviz-controls").first.is_visible()
+    expect(link).to_be_hidden()
+    expect(page.locator(".posviz-controls").first).to_be_visible()
     page.emulate_media(media="print")
     # The print styles apply on the next style pass: wait on the state, never one look.
     expect(link).to_be_visible()
     expect(page.locator(".posviz-controls").first).to_be_hidden()
     expect(page.locator(".posviz-numbers-toggle")).to_be_hidden()
     assert link.inner_text() == f"{served}/figure-710?pos=24&d_model=128"
-    assert page.locator("[name='posviz-710-hands'], .posviz-plot").first.is_visible()
+    expect(page.locator("[name='posviz-710-hands'], .posviz-plot").first).to_be_visible()
 
 
 def rgb(hex_colour: str) -> str:

@@ -30,7 +30,9 @@ import os
 import socket
 import threading
 import urllib.request
+import warnings
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -186,8 +188,8 @@ def tours(serve):
 def tour(request, tours):
     """One engine's tour. Its steps run together (conftest keeps them grouped by engine),
     and once they are done the engine closes with its pages and runtimes: both engines'
-    tours at once held 7.9 GB here, and in CI's full run a WebKit page that was to start
-    Python with the network gone was found blank (about:blank) after 480 s."""
+    tours at once held 7.9 GB here (WebKit's page found blank in CI with the network gone
+    is another matter: see ``offline_goto``)."""
     yield tours[request.param]
     tours[request.param].engine.quit()
 
@@ -591,6 +593,54 @@ SHOWING_JS = """() => ({
 })"""
 
 
+# The service worker answers a "state" message (export/sw.js): asking it from a page it
+# controls starts it if WebKit has stopped it, and says it is running and activated.
+WORKER_ANSWERS_JS = """() => new Promise((resolve) => {
+  const worker = navigator.serviceWorker.controller;
+  if (!worker) return resolve(false);
+  setTimeout(() => resolve(false), 5000); // not yet: the wait asks again
+  navigator.serviceWorker.addEventListener("message", function heard(event) {
+    if ((event.data || {}).type !== "state") return;
+    navigator.serviceWorker.removeEventListener("message", heard);
+    resolve(event.data.build);
+  });
+  worker.postMessage({type: "state"});
+})"""
+
+
+def available() -> str:
+    """The machine's MemAvailable (WebKit stops service workers sooner under memory
+    pressure: SWServer's termination delay is 0 then), for a fallback's warning."""
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("MemAvailable:"):
+            return f"MemAvailable {int(line.split()[1]) / 2**20:.1f} GiB"
+    return "MemAvailable unknown"
+
+
+def offline_goto(page, url: str, witness) -> dict:
+    """Load ``url`` with the server gone, once the site's service worker answers
+    ``witness`` (another page it controls). WebKit takes a navigation to the network
+    when the worker cannot take it at that moment (WebSWServerConnection::startFetch:
+    a worker being stopped, or one that failed to run); here the network refuses, and
+    the page is about:blank and not controlled. That happened in 3 of CI's full runs
+    (stops 41, 42, 45), never alone. Then the worker is asked again, and the page
+    loaded once more: a second fallback fails the test, with both landings."""
+    landings = []
+    for _ in range(2):
+        witness.wait_for(WORKER_ANSWERS_JS, timeout=ANSWER, what="the service worker answers")
+        page.goto(url)
+        landed = page.evaluate(SHOWING_JS)
+        landings.append(landed)
+        if landed["url"] != "about:blank" or landed["controlled"]:
+            if len(landings) > 1:  # said in the run's summary: how often, and how much memory
+                warnings.warn(
+                    f"{page.engine.name}: {url} went to the network once ({available()})",
+                    stacklevel=2,
+                )
+            return landed
+    raise AssertionError(f"{page.engine.name}: {url} went to the network twice: {landings}")
+
+
 def test_the_topic_and_a_figure_read_and_answer_with_their_server_gone_after_one_visit(
     tour, built_site
 ):
@@ -618,18 +668,14 @@ def test_the_topic_and_a_figure_read_and_answer_with_their_server_gone_after_one
     finally:
         server.__exit__(None, None, None)  # the network is gone: nothing answers there
     try:
-        topic = visits[0][0]
+        topic, figure = visits[0][0], visits[1][0]
         before = topic.evaluate("() => window.posvizRuntime.id")
         # The next load's shared runtime is a new one (connect.js names it by generation).
         topic.evaluate("() => localStorage.setItem('posviz-worker-generation', '1000')")
-        for page, path, plot in visits:
-            page.goto(f"{url}/{path}")
-            # Python starts afresh from the service worker's copy. In CI's full runs of
-            # stops 41 and 42 WebKit's topic had not settled after 240 s, then 480 s
-            # (alone it takes about 30 s); the second time the page was about:blank,
-            # not controlled. A timeout says what the page showed just after the
-            # navigation and at the end, to tell a load that never came from a page lost.
-            landed = page.evaluate(SHOWING_JS)
+        for (page, path, plot), witness in zip(visits, (figure, topic), strict=True):
+            # Python starts afresh from the service worker's copy. A timeout says what
+            # the page showed just after the navigation and at the end.
+            landed = offline_goto(page, f"{url}/{path}", witness)
             try:
                 up(page, timeout=2 * LIVE)
             except TimeoutError as error:
@@ -659,3 +705,58 @@ def test_a_missing_engine_fails_and_says_what_to_install(monkeypatch, name, attr
     with pytest.raises(MissingEngine, match="/nowhere/") as error:
         start(name)
     assert says in str(error.value)
+
+
+def test_a_webkit_that_never_opens_a_session_fails_naming_the_last_attempt(monkeypatch, tmp_path):
+    """A browser that never answers the driver: each attempt's session request is cut
+    when its time is up, and the failure says how many attempts were made and what the
+    last one met (no thread dies with a traceback: -W error turns that into a failure)."""
+    from tests.support import engines
+
+    if not Path(engines.WEBKIT_DRIVER).exists():
+        pytest.skip("WebKit is not installed here (./dev setup-system)")
+    silent = tmp_path / "MiniBrowser"
+    silent.write_text("#!/bin/sh\nexec sleep 30\n")
+    silent.chmod(0o755)
+    monkeypatch.setattr(engines, "MINIBROWSER", str(silent))
+    monkeypatch.setattr(engines, "STARTUP", 2.0)
+    monkeypatch.setattr(engines, "ATTEMPTS", 2)
+    with pytest.raises(RuntimeError, match=r"no session in 2 s, 2 times; the last attempt: \w+"):
+        start("webkit")
+
+
+class Landing:
+    """A page whose loads land as listed, and a witness that counts its askings."""
+
+    engine = SimpleNamespace(name="webkit")
+
+    def __init__(self, *landings):
+        self.landings = list(landings)
+        self.shown = None
+        self.asked = 0
+
+    def wait_for(self, js, timeout, what):
+        assert js == WORKER_ANSWERS_JS
+        self.asked += 1
+
+    def goto(self, url):
+        self.shown = self.landings.pop(0)
+
+    def evaluate(self, js):
+        assert js == SHOWING_JS
+        return self.shown
+
+
+BLANK = {"url": "about:blank", "controlled": False}
+KEPT = {"url": "http://127.0.0.1:1/topic.html", "controlled": True}
+
+
+def test_an_offline_load_that_went_to_the_network_is_tried_once_more():
+    page, witness = Landing(BLANK, KEPT), Landing()
+    with pytest.warns(UserWarning, match=r"went to the network once \(MemAvailable [0-9.]+ GiB"):
+        assert offline_goto(page, KEPT["url"], witness) == KEPT
+    assert witness.asked == 2 and page.landings == []
+    page, witness = Landing(KEPT), Landing()
+    assert offline_goto(page, KEPT["url"], witness) == KEPT and witness.asked == 1
+    with pytest.raises(AssertionError, match="went to the network twice"):
+        offline_goto(Landing(BLANK, BLANK, KEPT), KEPT["url"], Landing())

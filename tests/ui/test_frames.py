@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from playwright.sync_api import expect
 
 from posviz.drawing import model_name
 from tests.support.browser import Held
@@ -126,7 +127,7 @@ def test_two_sliders_moved_wait_for_python_with_a_visible_computing_state(built_
         press_on_slider(page, 0, 0)
         press_on_slider(page, 0, 1)  # k and m both moved: no frame holds it
         page.wait_for_function("() => posvizFrames.state[7256] === 'computing'")
-        assert page.get_by_text("Computing…").first.is_visible()
+        expect(page.get_by_text("Computing…").first).to_be_visible()
         hidden = page.evaluate(
             "() => Bokeh.documents[0].get_model_by_name('posviz-7256-cost').renderers"
             ".every(r => !r.visible)"
@@ -153,7 +154,7 @@ def test_missing_or_corrupt_frames_say_computing_never_a_wrong_plot(built_site, 
         assert page.evaluate("document.body.dataset.posvizFrames") == "failed"
         press_on_slider(page, 0, 0)
         page.wait_for_function("() => posvizFrames.state[710] === 'computing'")
-        assert page.get_by_text("Computing…").first.is_visible()
+        expect(page.get_by_text("Computing…").first).to_be_visible()
         assert page.evaluate(
             "() => Bokeh.documents[0].get_model_by_name('posviz-710-dot').renderers"
             ".every(r => !r.visible)"

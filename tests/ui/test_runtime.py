@@ -10,6 +10,7 @@ import re
 import time
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.support.pages import (
     STATUS_HISTORY_JS,
@@ -163,6 +164,22 @@ def test_a_second_tab_joins_the_python_already_running(static_site, context):
     assert runtime(second)["joined"] == "ready"  # Python was running: no new start
     assert runtime(second)["connection"] == 2
     answers(second, BARS)
+
+
+def test_a_page_without_figures_starts_python_unannounced_for_the_next(static_site, context):
+    context.add_init_script(STATUS_HISTORY_JS)
+    home = new_page(context)
+    home.goto(f"{static_site}/index.html")
+    wait_live(home)
+    assert runtime(home)["joined"] == "waiting"  # it started Python
+    assert home.evaluate("window.posvizStatusHistory") == []  # and never said so
+    assert home.locator(".posviz-status").count() == 0
+    figure = new_page(context)
+    figure.goto(f"{static_site}/figure-710.html")
+    wait_live(figure)
+    assert runtime(figure)["id"] == runtime(home)["id"]
+    assert runtime(figure)["joined"] == "ready"  # the figure page found it running
+    answers(figure, HANDS)
 
 
 def test_following_a_link_keeps_python_running(static_site, page, blocked):
@@ -375,8 +392,8 @@ def test_an_error_after_going_live_is_shown_and_the_page_still_answers(static_si
     page.evaluate("posvizWorker.postMessage({type: 'no-such-message'})")
     status = page.locator(".posviz-status")
     status.wait_for(timeout=15_000)
-    assert "The live figures stopped working" in status.inner_text()
-    assert "unknown message type" in status.inner_text()
+    expect(status).to_contain_text("The live figures stopped working")
+    expect(status).to_contain_text("unknown message type")
     assert page.evaluate("document.body.dataset.posviz") == "error"
     # A patch that fails in Python is answered too, so the page never waits for good.
     page.evaluate(

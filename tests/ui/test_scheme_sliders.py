@@ -1,6 +1,7 @@
 """4121 in the browser: only the sliders the chosen scheme uses are shown and reached by Tab."""
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.support.pages import (
     deep_focus,
@@ -41,7 +42,7 @@ def test_block_sliders_come_and_go_with_their_scheme(served, page, blocked):
     settle(page)
     assert tab_order(page) == SHARED
     for label in ONE_D + TWO_D:
-        assert not page.get_by_text(label).first.is_visible()
+        expect(page.get_by_text(label).first).to_be_hidden()
 
     before = wait_for_plot(page, "posviz-4121-layers1")
     page.get_by_role("button", name="1D block").click()
@@ -65,7 +66,7 @@ def test_block_sliders_come_and_go_in_the_export(static_site, page, blocked):
 
     open_live(page, f"{static_site}/figure-4121.html?scheme=block-1d&memory_length=0")
     page.get_by_text("1D: memory before l_m: 0").wait_for()  # the link, applied once live
-    assert not page.get_by_text("2D: block height h_q").first.is_visible()
+    expect(page.get_by_text("2D: block height h_q").first).to_be_hidden()
     page.get_by_role("button", name="2D block").click()
     page.locator(".noUi-handle[aria-label='2D: block height h_q']").wait_for(state="visible")
     page.locator(".noUi-handle[aria-label='1D: memory before l_m']").wait_for(state="hidden")

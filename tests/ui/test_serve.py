@@ -64,10 +64,7 @@ def test_deep_link_sets_the_slider_and_the_plot(served, page):
     expect(
         page.get_by_text("query at row 9, column 8 of a 10×10 image").filter(visible=True)
     ).to_be_visible()
-    assert (
-        page.locator(".posviz-notice").count() == 0
-        or not page.locator(".posviz-notice").is_visible()
-    )
+    expect(page.locator(".posviz-notice")).to_be_hidden()  # none, or none shown
 
 
 def test_figure_view_takes_bare_names_and_links_back(served, page):

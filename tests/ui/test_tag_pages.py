@@ -2,6 +2,7 @@
 `posviz serve` and in the static export, and that page links on to pages and figures."""
 
 import pytest
+from playwright.sync_api import expect
 
 from posviz.compose.routes import tagged
 from posviz.content import load
@@ -31,7 +32,7 @@ def follow_chip(page, base: str, suffix: str):
     pages_word = "page carries" if len(carrying) == 1 else "pages carry"
     figures_word = "figure appears" if len(shown) == 1 else "figures appear"
     count = f"{len(carrying)} {pages_word} this tag; {len(shown)} {figures_word} on them."
-    assert page.get_by_text(count).is_visible()
+    expect(page.get_by_text(count)).to_be_visible()
 
 
 def test_chip_leads_to_the_tag_page_under_serve(served, page, blocked):

@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 
 import pytest
 from markdown_it import MarkdownIt
+from playwright.sync_api import expect
 
 from posviz.compose import routes as routing
 from posviz.content import load
@@ -266,10 +267,10 @@ def test_dark_and_print_with_scripts_off(static_site, scripts_off):
     r, g, b = (int(DARK["paper"][i : i + 2], 16) for i in (1, 3, 5))
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") == f"rgb({r}, {g}, {b})"
     link = page.locator(".posviz-static .posviz-deeplink a")
-    assert not link.is_visible()
+    expect(link).to_be_hidden()
     page.emulate_media(media="print", color_scheme="light")
-    assert link.is_visible()
+    expect(link).to_be_visible()
     figure = FIGURES[710]()
     values = urlencode({name: getattr(figure, name) for name in figure.sliders()})
     assert link.get_attribute("href") == f"figure-710.html?{values}"
-    assert page.locator(".posviz-static table").is_visible()
+    expect(page.locator(".posviz-static table")).to_be_visible()

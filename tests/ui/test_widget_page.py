@@ -11,6 +11,7 @@ import base64
 import json
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.support.browser import static_server
 
@@ -123,8 +124,8 @@ def test_moving_a_slider_sets_the_models_value_and_redraws_the_plot(page, widget
     assert [s["pos"] for s in saved] == [25, 26, 27, 28, 29, 30]
     drawn = page.evaluate(LINE)
     assert drawn["marks"] == [30, 30, 30, 30]
-    assert "pos = 30" in out.locator(".posviz-widget-readout").inner_text()
-    assert out.locator("output").first.inner_text() == "30"
+    expect(out.locator(".posviz-widget-readout")).to_contain_text("pos = 30")
+    expect(out.locator("output").first).to_have_text("30")
     assert plots.screenshot() != before
     assert page.errors == [] and blocked == []
 
@@ -134,9 +135,9 @@ def test_setting_the_model_from_outside_moves_the_slider_and_the_plot(page, widg
     page.evaluate("(async () => window.model.receive((await (await fetch('state.json')).json())"
                   ".answers['40']))()")  # fmt: skip
     page.wait_for_function("() => document.querySelector('#out input[type=range]').value === '40'")
-    assert out.locator("output").first.inner_text() == "40"
+    expect(out.locator("output").first).to_have_text("40")
     page.wait_for_function(f"() => ({LINE})().line === 40")
-    assert "pos = 40" in out.locator(".posviz-widget-readout").inner_text()
+    expect(out.locator(".posviz-widget-readout")).to_contain_text("pos = 40")
     assert page.evaluate("window.model.saved") == []  # the page echoes nothing back
     assert page.errors == [] and blocked == []
 
@@ -146,7 +147,7 @@ def test_a_refusal_from_the_kernel_is_shown_and_the_slider_keeps_the_kernels_val
 ):
     out = opened(page, widget_site)
     refused = out.locator(".posviz-widget-refused")
-    assert refused.is_hidden()
+    expect(refused).to_be_hidden()
     message = "figure 710: pos = 101 refused: must be from 0 to 100"
     page.evaluate(f"window.model.receive({{pos: 24, refused: {json.dumps(message)}}})")
     assert refused.inner_text() == message and refused.get_attribute("role") == "alert"

@@ -1,7 +1,7 @@
 """The page model: text first, figures as islands.
 
-A view (``views.py``) is still one Panel column of text panes and figure
-blocks. This module turns it into the page the reader gets: every heading,
+A view (``views.py``) returns the page's parts as data (``parts.View``). This
+module turns them into the page the reader gets: every heading,
 paragraph, link, caption and the figures' values at the page's state are
 plain HTML in ``templates/site.html``, styled by ``static/site.css``; each
 figure's widgets and plots (and the deep-link notice) are a Panel root of
@@ -29,12 +29,14 @@ from markupsafe import Markup
 
 from posviz import markup
 from posviz.compose import routes
+from posviz.compose.parts import Island, View
 from posviz.drawing import layout
 from posviz.frames.texts import markdown_html
 
 STYLESHEET = "posviz-static/site.css"  # relative: the same under serve and in the export
 SEARCH_SCRIPT = "posviz-static/search.js"  # only the export has the index it queries
 STATIC_DIR = resources.files("posviz.compose").joinpath("static")
+NOTICE = "notice"  # the root of the deep-link notice
 BASE_URL_ENV = "POSVIZ_BASE_URL"  # set by `posviz build --base-url`
 NOSCRIPT_NOTE = "The live figure needs JavaScript; these are its values at this page's state."
 
@@ -107,102 +109,76 @@ def figure_text(figure) -> dict:
     }
 
 
-def html_of(pane) -> Markup:
-    """The markup of a text pane: HTML as posviz wrote it, Markdown rendered."""
-    if isinstance(pane, pn.pane.Markdown):
-        return markdown(str(pane.object))
-    return Markup(str(pane.object))  # posviz builds it from escaped content (views.raw)
+def island(figure):
+    """The Panel root of a figure on a page: its layout, but for the caption (text)."""
+    return layout.figure_layout(figure, caption=False)
 
 
 def split(
-    dashboard, template: pn.Template, with_text: bool, islands: bool = True, drawn: bool = True
+    view: View, template: pn.Template, with_text: bool, islands: bool = True, drawn: bool = True
 ) -> tuple[list[Part], Markup]:
-    """The parts of a view's column in reading order, and its breadcrumbs.
+    """The parts of a view in reading order, and its breadcrumbs.
 
-    Each figure and each other Panel object becomes a named root of
-    ``template``; text panes become HTML (skipped when ``with_text`` is false).
-    Without ``islands`` (``posviz serve --dev`` fetching a page's text alone) a
-    figure's root is left empty: its plots are not drawn. Without ``drawn``
-    (``model``) a figure part lacks its text alternative and its room, which its
-    code draws from its values.
+    Each figure and the deep-link notice become named roots of ``template``;
+    text becomes HTML (skipped when ``with_text`` is false). Without ``islands``
+    (``posviz serve --dev`` fetching a page's text alone) a figure's root is left
+    empty: its plots are not drawn. Without ``drawn`` (``model``) a figure part
+    lacks its text alternative and its room, which its code draws from its values.
     """
-    from posviz.figures.model import Figure
-
-    parts, crumbs = [], Markup("")
-    objects = dashboard.objects if isinstance(dashboard, pn.Column) else [dashboard]
-    for number, item in enumerate(objects):
-        classes = getattr(item, "css_classes", [])
-        if isinstance(item, pn.pane.HTML | pn.pane.Markdown) and "posviz-notice" not in classes:
-            if not with_text:
-                continue
-            if "posviz-crumbs" in classes:
-                crumbs = html_of(item)
-            else:
-                parts.append(Part("html", html=html_of(item)))
-        elif "posviz-figure-block" in classes:
-            # Panel holds a figure as the layout its __panel__ made; the page has
-            # the caption as text, so the island leaves it out.
-            *texts, island = item.objects
-            [figure] = [p.object for p in island.select(pn.Param) if isinstance(p.object, Figure)]
-            island.objects = [o for o in island.objects if "posviz-caption" not in o.css_classes]
+    parts = []
+    if view.links is not None:
+        template.add_panel(NOTICE, view.links.notice)
+        parts.append(Part("root", root=NOTICE))
+    for part in view.parts:
+        if isinstance(part, Island):
+            figure = part.figure
             name = f"figure-{figure.figure_id}"
-            template.add_panel(name, island if islands else pn.Spacer(height=0))
-            texts = [html_of(o) for o in texts]
-            info = figure_text(figure) if with_text and drawn else {}
+            template.add_panel(name, island(figure) if islands else pn.Spacer(height=0))
             readout = Markup(markdown_html(figure.readout())) if drawn else ""
-            room = layout.island_room(figure, readout) if drawn else ""
             parts.append(
                 Part(
                     "figure",
                     root=name,
-                    html=Markup("").join(texts),
-                    figure=info,
+                    html=part.heading if with_text else Markup(""),
+                    figure=figure_text(figure) if with_text and drawn else {},
                     figure_id=figure.figure_id,
-                    room=Markup(room),
+                    room=layout.island_room(figure, readout) if drawn else Markup(""),
                 )
             )
-        else:
-            name = f"part-{number}"
-            template.add_panel(name, item)
-            parts.append(Part("root", root=name))
-    return parts, crumbs
+        elif with_text:
+            parts.append(Part("html", html=part.html))
+    return parts, view.crumbs if with_text else Markup("")
 
 
-class _Roots:
+class Roots:
     """Stands in for the template in ``split``: it keeps the roots a page embeds."""
 
     def __init__(self):
         self.roots = {}
 
     def add_panel(self, name, obj):
+        """Keep ``obj`` as root ``name``, as ``pn.Template.add_panel`` embeds it."""
         self.roots[name] = obj
 
 
-def model(dashboard, kind: str, title: str, description: str) -> dict:
-    """The page a view's column makes, as data: what the page shows of it.
+def model(view: View, kind: str, title: str, description: str) -> dict:
+    """The page a view makes, as data: what the page shows of it.
 
     Its text as the page's HTML (``split``), each figure's id, class and values
     (its plots, room and text alternative are drawn by its class's code from
-    them), and every other root as its parameters (``described``). The build
-    keys a route's pre-rendered page by this model (``model_digest``), so a view
-    that reads one more content field changes its key without anyone listing
-    the field.
+    them), and the notice as its parameters (``described``). The build keys a
+    route's pre-rendered page by this model (``model_digest``), so a view that
+    reads one more content field changes its key without anyone listing the field.
     """
-    from posviz.figures.model import Figure
-
-    roots = _Roots()
-    parts, crumbs = split(dashboard, roots, with_text=True, drawn=False)
-    described_roots = {}
-    for name, root in roots.roots.items():
-        shown = [p.object for p in root.select(pn.Param) if isinstance(p.object, Figure)]
-        described_roots[name] = described(shown[0] if len(shown) == 1 else root)
+    parts, crumbs = split(view, Roots(), with_text=True, islands=False, drawn=False)
     return {
         "kind": kind,
         "title": title,
         "description": description,
         "crumbs": str(crumbs),
         "parts": [asdict(part) for part in parts],
-        "roots": described_roots,
+        "figures": [described(island.figure) for island in view.islands()],
+        "notice": described(view.links.notice) if view.links is not None else None,
     }
 
 
@@ -218,10 +194,8 @@ ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")  # a repr's memory address: another 
 def described(value, seen: frozenset = frozenset()):
     """``value`` as JSON data for a digest.
 
-    A figure is its id, class and values; any other Parameterized (a pane, a
-    layout, a widget) its type and every parameter but its generated ``name``;
-    a HoloViews pane the same but for the object it draws (its figure's code
-    and values say what that is).
+    A figure is its id, class and values; any other Parameterized (the notice's
+    pane) its type and every parameter but its generated ``name``.
     """
     from posviz.figures.model import Figure
 
@@ -238,9 +212,8 @@ def described(value, seen: frozenset = frozenset()):
     kind = f"{type(value).__module__}.{type(value).__qualname__}"
     if id(value) in seen:
         return f"(within itself: {kind})"
-    skip = {"name", "object"} if isinstance(value, pn.pane.HoloViews) else {"name"}
     inner = seen | {id(value)}
-    values = {k: described(v, inner) for k, v in value.param.values().items() if k not in skip}
+    values = {k: described(v, inner) for k, v in value.param.values().items() if k != "name"}
     if isinstance(value, Figure):
         return {"figure": value.figure_id, "class": kind, **values}
     return {"type": kind, **values}
@@ -255,7 +228,7 @@ def absolute(route_name: str, base: str | None = None) -> str | None:
 
 
 def page_template(
-    dashboard, route_name: str, kind: str, title: str, description: str, dev: dict | None = None
+    view: View, route_name: str, kind: str, title: str, description: str, dev: dict | None = None
 ):
     """A ``pn.Template`` of the page: text as HTML, figures as named roots.
 
@@ -269,9 +242,7 @@ def page_template(
     with_text = not in_browser and only != "figures"
     # In the reader's browser the page is already there (pre-rendered): the worker needs
     # the roots alone, not each figure's room, which costs a drawing of the figure.
-    parts, crumbs = split(
-        dashboard, template, with_text, islands=only != "text", drawn=not in_browser
-    )
+    parts, crumbs = split(view, template, with_text, islands=only != "text", drawn=not in_browser)
     canonical = absolute(route_name) if with_text else None
     template.add_variable(
         "posviz",

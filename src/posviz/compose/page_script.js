@@ -1,5 +1,7 @@
 // The page script: what a page does in the browser for its readers, on top of
 // Panel and Bokeh (see page_script.py). Run on each document's document_ready.
+import {guard} from "./url_gate.js";
+
 const PAGE_CSS = __PAGE_CSS__, THEMES = __THEMES__, THEMED = __THEMED__;
 const REMAPPED = __REMAPPED__, LIGHT_INKS = __LIGHT_INKS__;
 if (!window.__posvizAccess) window.__posvizAccess = {
@@ -15,7 +17,7 @@ if (!document.getElementById('posviz-page-css')) {
 const dark = window.matchMedia('(prefers-color-scheme: dark)');
 
 // URL writes, Panel's and posviz's, at a pace every engine accepts (url_gate.js).
-self.posvizUrlGate.guard(window);
+guard(window);
 
 function fix(root) {
   const title = root.querySelector('.bk-slider-title');

@@ -17,6 +17,8 @@ alike), ``page_script.js``, does them and keeps them done as components re-rende
   ``postMessage`` (``posviz.sphinx``'s script listens for it).
 """
 
+from functools import cache
+
 from posviz import assets
 from posviz.styles import PAGE_CSS, PLOT_THEMES
 
@@ -42,16 +44,20 @@ LIGHT_INKS = ["#1d2433", "#444444", "#444", "black", "#000000", "#999999"]
 ACCESS_JS = assets.source("posviz.compose", "page_script.js")  # with its placeholders
 
 
+@cache  # every page's document installs it, in the reader's browser too: bundled once
 def access_js() -> str:
     """The script, with its colours and property names filled in, after the URL gate it uses."""
-    return assets.source("posviz.compose", "url_gate.js") + assets.script(
+    values = {
+        "PAGE_CSS": PAGE_CSS,
+        "THEMES": PLOT_THEMES,
+        "THEMED": THEMED,
+        "REMAPPED": REMAPPED,
+        "LIGHT_INKS": LIGHT_INKS,
+    }
+    return assets.bundle(
         "posviz.compose",
         "page_script.js",
-        PAGE_CSS=PAGE_CSS,
-        THEMES=PLOT_THEMES,
-        THEMED=THEMED,
-        REMAPPED=REMAPPED,
-        LIGHT_INKS=LIGHT_INKS,
+        **{key: assets.literal(value) for key, value in values.items()},
     )
 
 

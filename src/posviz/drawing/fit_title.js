@@ -5,8 +5,8 @@
 // right edge starts at its left edge instead, and shrinks until it fits, never
 // below `smallest`. Uses BokehJS's view manager (Bokeh.index) and a view's
 // boxes: internals, declared in posviz/internals.py JS_SEAMS.
-// biome-ignore lint/correctness/noUnusedVariables: titles.py calls it from the CustomJS body
-function posvizFitTitle(plot, title, base, pad, smallest) {
+// An ES module: titles.py calls it as its module object's fitTitle (assets.module_object).
+export function fitTitle(plot, title, base, pad, smallest) {
   const view = [...Bokeh.index.find(plot)].find((each) => each.frame);
   if (!view || !title.text) return;
   const canvas = view.bbox.width, left = view.frame.bbox.x0;

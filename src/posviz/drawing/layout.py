@@ -11,6 +11,7 @@ import holoviews as hv
 import panel as pn
 from markupsafe import Markup
 
+from posviz import markup
 from posviz.drawing import notebook_extension
 from posviz.drawing import plots as drawn_plots
 from posviz.drawing.controls import show_used, snap_back, steady, widgets_for
@@ -161,8 +162,11 @@ class WrappingRow(pn.Row):
         super().__init__(*objects, **params)
 
 
-def figure_layout(figure: object) -> pn.Column:
-    """The view of one figure (``Figure.__panel__``)."""
+def figure_layout(figure: object, caption: bool = True) -> pn.Column:
+    """The view of one figure (``Figure.__panel__``).
+
+    A page has the caption as text and asks for the layout without it.
+    """
     notebook_extension()
     plots = drawn_plots(figure)
     widest = max(map(asked_width, plots))
@@ -246,12 +250,18 @@ def figure_layout(figure: object) -> pn.Column:
             sizing_mode="stretch_width",
             stylesheets=[FIGURE_BODY_CSS],
         ),
-        pn.pane.Markdown(
-            figure.caption,
-            css_classes=["posviz-caption"],
-            stylesheets=[TEXT_CSS],
-            sizing_mode="stretch_width",
-            margin=(0, 10),
+        *(
+            [
+                pn.pane.HTML(  # the page's grammar (posviz.markup), as the page renders it
+                    markup.render(figure.caption),
+                    css_classes=["posviz-caption"],
+                    stylesheets=[TEXT_CSS],
+                    sizing_mode="stretch_width",
+                    margin=(0, 10),
+                )
+            ]
+            if caption
+            else []
         ),
         link,
         css_classes=["posviz-figure"],

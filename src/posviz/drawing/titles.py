@@ -17,8 +17,8 @@ PAD = 4  # px kept between a moved title and the canvas's edges
 SMALLEST_PX = 9  # the font size a title never shrinks below
 
 # The callback's code: drawing/fit_title.js, called with the callback's args.
-FIT_JS = assets.source("posviz.drawing", "fit_title.js") + (
-    "\nposvizFitTitle(plot, title, base, pad, smallest);\n"
+FIT_JS = assets.module_object("posviz.drawing", "fit_title.js") + (
+    ".fitTitle(plot, title, base, pad, smallest);\n"
 )
 
 TAG = "posviz-fit-title"  # marks the callback, so a plot drawn again gets one, not two

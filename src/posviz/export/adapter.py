@@ -17,15 +17,17 @@ import re
 import subprocess
 import sys
 import tempfile
+import tomllib
 import uuid
+from functools import cache
 from pathlib import Path
 
 import panel
 
 from posviz import assets
 from posviz.export import prerender as prerender_script
+from posviz.export import scripts
 from posviz.export.errors import BuildError
-from posviz.export.scripts import CONNECT_PARTS, joined
 
 # Where the pages load BokehJS from, on the site (payload.copy_static writes it there).
 BOKEH_DIR = "static/bokeh/"
@@ -132,21 +134,33 @@ def edit(html: str, page: str, anchor: str, new: str, *, first: bool = False) ->
     return html.replace(anchor, new, 1 if first else -1)
 
 
-def patch_panel_page(html: str, page: str, name: str, *, first: bool = False, **fills) -> str:
-    """Apply the patch of file ``export/<name>.js`` to the page Panel wrote.
+PATCHES_FILE = "panel_patches.toml"
 
-    The file's first line of code (``//`` lines are its comments) is the text
-    Panel writes, the second what posviz writes in its place; ``fills`` fill its
-    placeholders (``assets.render``: strict). A missing anchor fails the build (``edit``).
+
+@cache
+def panel_patches() -> dict[str, dict[str, str]]:
+    """The patches of ``export/panel_patches.toml``: name → {why, panel, posviz}."""
+    patches = tomllib.loads(assets.source("posviz.export", PATCHES_FILE))
+    for name, patch in patches.items():
+        if sorted(patch) != ["panel", "posviz", "why"]:
+            raise BuildError(
+                f"src/posviz/export/{PATCHES_FILE}: [{name}] wants panel, posviz and why; "
+                f"it has {', '.join(sorted(patch)) or 'nothing'}"
+            )
+    return patches
+
+
+def patch_panel_page(html: str, page: str, name: str, *, first: bool = False, **fills) -> str:
+    """Apply patch ``name`` of ``export/panel_patches.toml`` to the page Panel wrote.
+
+    Its ``panel`` line is the text Panel writes, its ``posviz`` line what posviz
+    writes in its place; ``fills`` fill their placeholders (``assets.fill``:
+    strict). A missing anchor fails the build (``edit``).
     """
-    lines = assets.render("posviz.export", f"{name}.js", **fills).splitlines()
-    code = [line for line in lines if line.strip() and not line.lstrip().startswith("//")]
-    if len(code) != 2:
-        raise BuildError(
-            f"src/posviz/export/{name}.js: a patch is two lines of code (Panel's, then posviz's);"
-            f" it has {len(code)}"
-        )
-    anchor, new = code
+    patch = panel_patches()[name]
+    where = f"posviz/export/{PATCHES_FILE} [{name}]"
+    lines = assets.fill("\n".join([patch["panel"], patch["posviz"]]), where, **fills)
+    anchor, new = lines.split("\n")
     return edit(html, page, anchor, new, first=first)
 
 
@@ -217,7 +231,7 @@ def shared_script(text: str, stem: str) -> tuple[str, str]:
 SETTINGS_TAG = '<script type="application/json" id="posviz-page">'  # the page's, for connect.js
 
 
-CONNECT = shared_script(joined(CONNECT_PARTS), "posviz-connect")
+CONNECT = shared_script(scripts.bundled(scripts.CONNECT), "posviz-connect")
 
 
 # Panel's page script (its message handler) with posviz's loader joined to it:
@@ -291,7 +305,7 @@ def rewrite_page(html: str, name: str, cdn: bool) -> str:
     html = patch_panel_page(html, page, "panel_worker", NAME=name)
     # The loader joins panel's own worker script, so no message can slip between.
     # So does lazy.js, which must run after BokehJS and before the embed script.
-    loader = assets.render("posviz.export", "loader.js") + assets.render("posviz.export", "lazy.js")
+    loader = scripts.bundled(scripts.LOADER) + assets.render("posviz.export", "lazy.js")
     html = edit(html, page, "pyodideWorker.onmessage = ", "pyodideWorker.onmessage = ", first=True)
     handler = html.index("pyodideWorker.onmessage = ")
     close = html.index("</script>", handler)

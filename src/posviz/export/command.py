@@ -62,7 +62,7 @@ from posviz.export.payload import (
     write_worker,
 )
 from posviz.export.scan import scan
-from posviz.export.scripts import FRAMES_PARTS, joined
+from posviz.export.scripts import FRAMES, bundled
 
 # The build renders with the host's copies and ships the pinned wheels: they must agree.
 HOST_PACKAGES = {"bokeh": bokeh, "holoviews": holoviews, "panel": panel}
@@ -144,7 +144,7 @@ def add_frames(out: Path, found: list[Route], fresh: dict[str, dict]) -> dict:
     listed = frames.write_frames(out, {fid for route in found for fid in route.figures}, fresh)
     for figure_id, files in listed.items():
         write_frame_script(out, figure_id, files)
-    script = joined(FRAMES_PARTS)
+    script = bundled(FRAMES)
     script = script.encode("utf-8")
     (out / "posviz-frames.js").write_bytes(script)
     for route in found:

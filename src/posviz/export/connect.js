@@ -8,6 +8,8 @@
 // page script. Every page loads this one file; the page's own settings come
 // just before it (#posviz-page): its route, the build's id, and its scripts that
 // carry an integrity sha256 (export/adapter.py, rewrite_page).
+import {webLocks} from "./signals.js";
+
 (() => {
   const settings = JSON.parse(document.getElementById("posviz-page").textContent);
   const {route: ROUTE, build: BUILD, pinned: PINNED} = settings;
@@ -48,7 +50,7 @@
   // Web Locks say when either side is gone (a lock is released when its holder
   // ends): the page holds one while it lives, the runtime another. A browser
   // may lack them or refuse them (blocked third-party storage): then there are none.
-  const locks = posvizSignals.webLocks(window);
+  const locks = webLocks(window);
   const page = `posviz page ${Math.random().toString(36).slice(2)}`;
   const living = !locks ? Promise.resolve(null) : new Promise((resolve) => {
     locks.request(page, () => { resolve(page); return new Promise(() => {}); })

@@ -11,11 +11,16 @@
 // figure listens from the paint on its own: one whose frames are late says
 // "Computing…" and hands the value on, and never waits for another's files.
 // Deep links are read and written by the grammar Python uses (links.js).
+import * as Checked from "./checked.js";
+import * as Apply from "./frame_apply.js";
+import * as Index from "./frame_index.js";
+import * as Links from "./links.js";
+import {whenPainted} from "./signals.js";
+
 (() => {
   const settings = document.getElementById("posviz-frames");
   if (!settings) return;
   const CONFIG = JSON.parse(settings.textContent);
-  const Links = window.posvizLinks;
   const PAGE = CONFIG.links;
   // Opened as a file there is no Python: a state without a frame says how to get one.
   const COMPUTING = location.protocol === "file:"
@@ -30,8 +35,6 @@
   const escapeHtml = (text) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;")
     .replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
 
-  const Checked = window.posvizChecked; // checked.js, joined before this file
-  const Index = window.posvizFrameIndex; // frame_index.js, likewise
 
   // A page opened as a file: browsers refuse fetch there, so each figure's files
   // come as one script beside them (frames/<id>.js, base64), checked alike.
@@ -69,7 +72,7 @@
   // before this file); its arrays are in ``pool``, as ``columns`` say.
   function applyModels(figure, part, columns, pool) {
     const {named} = figure.models;
-    window.posvizFrameApply.applyFrame((key) => named[figure.index.prefix + key], part, columns, pool);
+    Apply.applyFrame((key) => named[figure.index.prefix + key], part, columns, pool);
   }
 
   function showPlots(figure, shown) {
@@ -443,7 +446,7 @@
   }
 
   // After the paint, as Python's start is: the frames never delay the figures.
-  posvizSignals.whenPainted(window, () => {
+  whenPainted(window, () => {
     if (live()) return;
     start().catch((error) => {
       console.error("posviz frames:", error);

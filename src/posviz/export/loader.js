@@ -6,7 +6,10 @@
 // Python; its frames still answer). Panel's tier loads only when the page needs
 // it: a figure without a frame module, or window.posvizPanel === "eager" (the
 // test harness sets it), or a call of window.posvizNeedPanel().
-// window.posvizRuntime tells which runtime this page joined (see worker.js).
+// window.posvizRuntime tells which runtime this page joined (see worker.js). A page
+// without figures starts Python too, for the next page to join, and shows no bar.
+import {ISLANDS, whenPainted} from "./signals.js";
+
 (() => {
   const body = document.body;
   const worker = pyodideWorker;
@@ -14,7 +17,6 @@
   const bar = document.createElement("div");
   bar.className = "posviz-status";
   bar.setAttribute("role", "status");
-  body.appendChild(bar);
   body.classList.remove("pn-loading");
   let note = ""; // why this start is not an ordinary first start
   let stage = {stage: "Starting Python", step: 1, of: 3};
@@ -24,9 +26,18 @@
   const withModule = new Set(Object.entries(
     framesSettings ? JSON.parse(framesSettings.textContent).figures : {})
     .filter(([, files]) => files.module).map(([id]) => id));
-  const islands = [.../** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(posvizSignals.ISLANDS))];
+  const islands = [.../** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(ISLANDS))];
   let panelAsked = window.posvizPanel === "eager"
     || islands.some((island) => !withModule.has(island.dataset.figure));
+  // A page without figures (home, a tag's list) starts Python for the next page
+  // to join, and says nothing about it: nothing on it turns live. Its failures go
+  // to the console; a page with figures that meets them says so.
+  const quiet = islands.length === 0;
+  /** @param {"appendChild" | "prepend"} [place] */
+  const showBar = (place = "appendChild") => {
+    if (!quiet && !bar.isConnected) body[place](bar);
+  };
+  showBar();
   const lower = (text) => text.charAt(0).toLowerCase() + text.slice(1); // keeps "Python"
   const sentence = (text) => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
   const show = () => {
@@ -38,10 +49,8 @@
 
   function fail(message) {
     const live = body.dataset.posviz === "live";
-    if (body.dataset.posviz === "error") {
-      console.error("posviz:", message);
-      return;
-    }
+    if (body.dataset.posviz === "error" || quiet) console.error("posviz:", message);
+    if (body.dataset.posviz === "error") return;
     body.dataset.posviz = "error";
     body.classList.remove("pn-loading");
     bar.className = "posviz-status posviz-error";
@@ -56,7 +65,7 @@
       detail.textContent = `${sentence(message)} The preview above is not interactive; reload to try again.`;
     }
     bar.append(title, detail);
-    if (!bar.isConnected) body.appendChild(bar); // it left the page when it went live
+    showBar(); // it left the page when it went live
   }
 
   // Which runtime started last in this browser, and whether it got as far as a
@@ -122,7 +131,7 @@
         // The runtime went away (it crashed, or the browser ended it).
         if (["loading", "numpy"].includes(body.dataset.posviz) && restarts < RESTARTS) {
           body.dataset.posviz = "loading";
-          if (!bar.isConnected) body.appendChild(bar);
+          showBar();
           restarts += 1;
           note = "Python stopped while starting, so it starts again";
           stage = {stage: "Starting Python", step: 1, of: 3};
@@ -138,7 +147,8 @@
         bar.textContent = msg.msg;
         // A note that stays, so it takes its own line at the top rather than float over text.
         bar.classList.add("posviz-note");
-        body.prepend(bar);
+        bar.remove();
+        showBar("prepend");
         return;
       }
       if (msg.type === "error") {
@@ -191,7 +201,7 @@
     panelAsked = true;
     if (body.dataset.posviz === "numpy") {
       body.dataset.posviz = "loading";
-      body.appendChild(bar);
+      showBar();
       show();
       watchdog = setTimeout(stalled, STALL_MS);
     }
@@ -211,7 +221,7 @@
     if (framesIn()) requestAnimationFrame(start);
     else if (!startSent) requestAnimationFrame(framesThenStart);
   };
-  posvizSignals.whenPainted(window, framesThenStart);
+  whenPainted(window, framesThenStart);
 
   for (const event of worker.early.splice(0)) worker.onmessage(event);
 })();

@@ -10,10 +10,9 @@ from pathlib import Path
 
 from posviz import assets
 from posviz.compose.routes import Route
-from posviz.export import frames, target
+from posviz.export import frames, scripts, target
 from posviz.export.adapter import edit, shared_script
 from posviz.export.payload import sha256_of
-from posviz.export.scripts import SERVICE_WORKER_PARTS, joined
 
 SERVICE_WORKER = "posviz-sw.js"
 
@@ -78,6 +77,6 @@ def write_service_worker(out: Path) -> str:
     listed = json.dumps(files, sort_keys=True, separators=(",", ":"))
     build = hashlib.sha256(listed.encode("utf-8")).hexdigest()[:16]
     listing = f'{{"build":"{build}","files":{listed}}}'
-    script = joined(SERVICE_WORKER_PARTS, OFFLINE=listing)
+    script = scripts.bundled(scripts.SERVICE_WORKER, OFFLINE=listing)
     (out / SERVICE_WORKER).write_text(script, "utf-8")
     return build

@@ -20,7 +20,7 @@ from posviz.compose import page as page_model
 from posviz.export import bytecode, distribution, wheels
 from posviz.export.adapter import BOKEH_DIR, BUILD_PLACEHOLDER, edit
 from posviz.export.errors import BuildError, note
-from posviz.export.scripts import WORKER_PARTS, joined
+from posviz.export.scripts import WORKER, bundled
 
 PYODIDE_DIR = "pyodide/"
 
@@ -243,7 +243,7 @@ def write_worker(
         },
         "cdn_root": cdn_root,  # posviz.runtime.boot.start sets it before panel is imported
     }
-    script = joined(WORKER_PARTS, SITE=json.dumps(config, indent=1))
+    script = bundled(WORKER, SITE=json.dumps(config, indent=1))
     (out / "posviz-worker.js").write_text(script, "utf-8")
     build_id = hashlib.sha256(script.encode("utf-8")).hexdigest()[:16]
     pages = {

@@ -30,7 +30,7 @@ from posviz.export import distribution
 
 REHEARSED = ("panel", "bokeh", "holoviews", "param", "pyodide")
 BROWSER_PYTHON = "3.12"  # Pyodide 0.27's; wheels are fetched for it
-# posviz's edits of `panel convert`'s page that are not patch files (export/adapter.py
+# posviz's edits of `panel convert`'s page that are not patches (panel_patches.toml; adapter.py
 # rewrite_page): the text each needs, and the file of the release that writes it.
 # (library, file, the anchor, the texts that file writes it from)
 PAGE_ANCHORS = (
@@ -42,7 +42,7 @@ PAGE_ANCHORS = (
         ('"https://cdn.bokeh.org"', '"bokeh/release"'),
     ),
 )
-PATCHES = ("panel_worker", "panel_roots_sort", "panel_root_ids")  # export/<name>.js
+PATCHES = ("panel_worker", "panel_roots_sort", "panel_root_ids")  # export/panel_patches.toml
 
 
 class Release(NamedTuple):
@@ -276,13 +276,11 @@ def browser_findings(releases: dict[str, Release], work: Path) -> list[Finding]:
 
 def anchor_findings(releases: dict[str, Release]) -> list[Finding]:
     """The texts posviz's edits of ``panel convert``'s page look for, in the release."""
-    from posviz import assets
-
     wanted = list(PAGE_ANCHORS)
-    for name in PATCHES:  # a patch's first line of code is Panel's text
-        lines = assets.source("posviz.export", f"{name}.js").splitlines()
-        anchor = next(line for line in lines if line.strip() and not line.startswith("//"))
-        written = anchor.replace("__NAME__", "{{ name }}")
+    from posviz.export.adapter import panel_patches
+
+    for name in PATCHES:  # a patch's "panel" line is Panel's text
+        written = panel_patches()[name]["panel"].replace("__NAME__", "{{ name }}")
         wanted.append(("panel", "_templates/pyodide_handler.js", written, None))
     found = []
     for library, file, anchor, texts in wanted:

@@ -1,34 +1,23 @@
-"""posviz's own browser scripts, each joined from its parts by the build.
+"""posviz's own browser scripts, each an ES module bundled with what it imports.
 
-The shared modules come first (each sets one global: posvizChecked,
-posvizSignals and so on), the script that uses them last. A page loads
-CONNECT_PARTS first thing, so the loader, an inline script after BokehJS, finds
-posvizSignals there. The frames script is async and may run before it, and the
-workers are scopes of their own: each carries every module it uses
-(tests/test_scripts.py). A module joined twice into one page shares its state
-through the window (signals.js: one paint poll).
+Each script the site ships is one entry module (``posviz.assets.bundle``): the
+modules it imports (checked fetching, the paint signal, the link grammar and so
+on) travel inside it, so a script never depends on another having run first.
+The frames script is async and may run before the connect script; the workers
+are scopes of their own. A module bundled into two scripts of one page shares
+its state through the window (signals.js: one paint poll).
 """
 
 from posviz import assets
 
-CONNECT_PARTS = ("signals.js", "connect.js")  # every page, before BokehJS
-WORKER_PARTS = ("signals.js", "protocol.js", "checked.js", "worker.js")  # the last one takes SITE
-# The frames script is async and sits before the connect script in the page, so it can
-# run first (a second page, its copy in the memory cache): it carries every module it uses.
-FRAMES_PARTS = (
-    "signals.js",
-    "links.js",
-    "frame_apply.js",
-    "frame_index.js",
-    "checked.js",
-    "frames.js",
-)
-SERVICE_WORKER_PARTS = ("checked.js", "offline_core.js", "sw.js")  # the last one takes OFFLINE
+CONNECT = "connect.js"  # every page, before BokehJS
+WORKER = "worker.js"  # takes SITE
+FRAMES = "frames.js"
+SERVICE_WORKER = "sw.js"  # takes OFFLINE
+LOADER = "loader.js"  # inside Panel's page script (export/adapter.py)
+ENTRIES = (CONNECT, WORKER, FRAMES, SERVICE_WORKER, LOADER)
 
 
-def joined(parts: tuple[str, ...], **fills: str) -> str:
-    """The script made of ``parts`` in order; ``fills`` go into the last one."""
-    *shared, last = parts
-    return "".join(assets.render("posviz.export", name) for name in shared) + assets.render(
-        "posviz.export", last, **fills
-    )
+def bundled(entry: str, **fills: str) -> str:
+    """The script of ``entry`` and every module it imports; ``fills`` go into ``entry``."""
+    return assets.bundle("posviz.export", entry, **fills)

@@ -8,56 +8,52 @@
 //   however many scripts ask: the loader (Python's start waits for it) and the
 //   frames (fetched and applied after it). A script that asks after the paint runs
 //   on the next frame.
-// The build joins this file before connect.js (every page), frames.js (async: it
-// may run before connect.js) and worker.js; a page that has it twice still polls
-// once, since the poll's state lives on the window. Node require()s it for
-// tests/js/signals.test.js.
-((root, factory) => {
-  if (typeof module === "object" && module.exports) module.exports = factory();
-  else root.posvizSignals = factory();
-})(globalThis, () => {
-  const ISLANDS = ".posviz-island[data-figure]";
+// connect.js (every page), frames.js (async: it may run before connect.js),
+// loader.js and worker.js import it, and each of their bundles carries it; a page
+// that has it twice still polls once, since the poll's state lives on the window.
+// tests/js/signals.test.mjs imports it.
 
-  /** @param {any} scope a window or a worker's global scope @returns {LockManager | null} */
-  function webLocks(scope) {
-    try {
-      const locks = scope.navigator?.locks;
-      return locks && typeof locks.request === "function" ? locks : null;
-    } catch {
-      return null; // a getter that throws: treated as absent
-    }
+const ISLANDS = ".posviz-island[data-figure]";
+
+/** @param {any} scope a window or a worker's global scope @returns {LockManager | null} */
+function webLocks(scope) {
+  try {
+    const locks = scope.navigator?.locks;
+    return locks && typeof locks.request === "function" ? locks : null;
+  } catch {
+    return null; // a getter that throws: treated as absent
   }
+}
 
-  // Whether the page's figures are drawn: BokehJS's root views (Bokeh.index, a
-  // registered internal) each say so; a page with no islands has nothing to draw.
-  /** @param {any} win @returns {boolean} */
-  function painted(win) {
-    const roots = win.Bokeh?.index?.roots;
-    if (roots?.length) return roots.every((/** @type {any} */ view) => Boolean(view.has_finished?.()));
-    return !win.document.querySelector(ISLANDS) && win.document.readyState === "complete";
+// Whether the page's figures are drawn: BokehJS's root views (Bokeh.index, a
+// registered internal) each say so; a page with no islands has nothing to draw.
+/** @param {any} win @returns {boolean} */
+function painted(win) {
+  const roots = win.Bokeh?.index?.roots;
+  if (roots?.length) return roots.every((/** @type {any} */ view) => Boolean(view.has_finished?.()));
+  return !win.document.querySelector(ISLANDS) && win.document.readyState === "complete";
+}
+
+/** @param {any} win @param {() => void} then */
+function whenPainted(win, then) {
+  if (!win.posvizPaint) win.posvizPaint = {done: false, waiting: []};
+  /** @type {{done: boolean, waiting: Array<() => void>}} */
+  const paint = win.posvizPaint;
+  if (paint.done) {
+    win.requestAnimationFrame(then);
+    return;
   }
-
-  /** @param {any} win @param {() => void} then */
-  function whenPainted(win, then) {
-    if (!win.posvizPaint) win.posvizPaint = {done: false, waiting: []};
-    /** @type {{done: boolean, waiting: Array<() => void>}} */
-    const paint = win.posvizPaint;
-    if (paint.done) {
-      win.requestAnimationFrame(then);
+  paint.waiting.push(then);
+  if (paint.waiting.length > 1) return; // the poll runs already
+  const poll = () => {
+    if (!painted(win)) {
+      win.requestAnimationFrame(poll);
       return;
     }
-    paint.waiting.push(then);
-    if (paint.waiting.length > 1) return; // the poll runs already
-    const poll = () => {
-      if (!painted(win)) {
-        win.requestAnimationFrame(poll);
-        return;
-      }
-      paint.done = true;
-      for (const run of paint.waiting.splice(0)) run();
-    };
-    win.requestAnimationFrame(poll);
-  }
+    paint.done = true;
+    for (const run of paint.waiting.splice(0)) run();
+  };
+  win.requestAnimationFrame(poll);
+}
 
-  return {webLocks, painted, whenPainted, ISLANDS};
-});
+export {webLocks, painted, whenPainted, ISLANDS};

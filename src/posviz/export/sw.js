@@ -11,8 +11,10 @@
 // - A page the network hands over that is not this build's (the site was
 //   rebuilt) is shown, never kept, and it and its workers get nothing of this
 //   build's cache: a page of one build never runs the files of another.
+import {sha256} from "./checked.js";
+import {bytesOf, cacheName, isOlder, keepSet, pathOf} from "./offline_core.js";
+
 const OFFLINE = __OFFLINE__;
-const {pathOf, cacheName, isOlder, keepSet, bytesOf} = self.PosvizOffline;
 const FILES = OFFLINE.files;
 const SCOPE = self.registration.scope;
 const CACHE = cacheName(SCOPE, OFFLINE.build);
@@ -34,7 +36,7 @@ const numbered = (message) => ({...message, instance: INSTANCE, seq: ++sequence}
 // Keep a response for ``path`` if its bytes are the build's; whether they were.
 async function keep(cache, path, response) {
   const bytes = await response.arrayBuffer();
-  if ((await self.posvizChecked.sha256(bytes)) !== FILES[path].sha256) return false;
+  if ((await sha256(bytes)) !== FILES[path].sha256) return false;
   const headers = new Headers(response.headers);
   headers.delete("content-encoding");
   headers.set("content-length", String(bytes.byteLength));
@@ -46,8 +48,9 @@ async function keep(cache, path, response) {
 // the HTTP cache's say: "force-cache" for what a page has just used (its bytes
 // are there, and the copy costs the link nothing), "no-cache" otherwise. Bytes
 // that are not this build's are asked for again from the server, then refused.
+/** @param {Cache} cache @param {string} path @param {RequestCache} [mode] */
 async function fetchAndKeep(cache, path, mode = "no-cache") {
-  for (const each of mode === "no-cache" ? [mode] : [mode, "no-cache"]) {
+  for (const each of /** @type {RequestCache[]} */ (mode === "no-cache" ? [mode] : [mode, "no-cache"])) {
     let response;
     try {
       response = await fetch(canonical(path), {cache: each});
@@ -73,6 +76,10 @@ async function kept() {
 }
 
 // Fetch each of ``paths`` that is not kept yet, a few at a time; ``step`` hears each one.
+/**
+ * @param {string[]} paths @param {(path: string) => void} [step] @param {RequestCache} [mode]
+ * @param {Set<string> | null} [known]
+ */
 async function fill(paths, step = () => {}, mode = "no-cache", known = null) {
   const cache = await caches.open(CACHE);
   const have = known || (await kept());

@@ -6,11 +6,13 @@
 // pre-rendered figures are painted, and "visibility" whenever it is hidden or
 // shown again; Python answers with "render", then the two sides exchange
 // "patch" messages as in Panel's pyodide-worker target.
-// Every byte comes from the site's own folder; the build fills in SITE, and
-// joins protocol.js (the messages) and checked.js (checked fetching) before this.
+// Every byte comes from the site's own folder; the build fills in SITE and
+// bundles the modules below with it (posviz.assets.bundle).
+import * as Checked from "./checked.js";
+import * as Protocol from "./protocol.js";
+import {webLocks} from "./signals.js";
+
 const SITE = __SITE__;
-const Protocol = self.posvizProtocol;
-const Checked = self.posvizChecked;
 const {describe} = Protocol;
 const SHARED =
   typeof SharedWorkerGlobalScope !== "undefined" && self instanceof SharedWorkerGlobalScope;
@@ -33,7 +35,7 @@ const connections = new Map();
 // Pages hear "hello" only once it is held, so none can be granted it first.
 // A browser may lack Web Locks or refuse them (a frame on another site whose
 // storage it blocks): then there are none, and nothing waits for them.
-const locks = posvizSignals.webLocks(self);
+const locks = webLocks(self);
 const holding = locks
   ? new Promise((held) => {
     locks.request(`posviz runtime ${RUNTIME.id}`, () => {
@@ -145,7 +147,8 @@ for (const promise of [...fetched, ...core.values(), ...packages.values()]) {
 // Pyodide fetches its files itself: hand it the checked bytes instead.
 async function loadCheckedPyodide(options) {
   // The first file to fail is the one named.
-  const files = new Map(await Promise.all([...core].map(async ([url, file]) => [url, await file])));
+  const files = new Map(await Promise.all([...core].map(
+    async ([url, file]) => /** @type {[string, any]} */ ([url, await file]))));
   const run = (name) => {
     const bytes = files.get(here(SITE.pyodide + name));
     if (!bytes) return importScripts(here(SITE.pyodide + name));

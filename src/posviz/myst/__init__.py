@@ -19,7 +19,6 @@ only inside functions, so writing the plugin imports no Panel.
 
 import argparse
 import sys
-from importlib import resources
 from pathlib import Path
 
 from posviz import assets
@@ -46,7 +45,6 @@ def figure_specs() -> list[dict]:
 
 def plugin_source(site_url: str = SITE_URL) -> str:
     """The plugin module: the directive with the figures and the grammar baked in."""
-    links = resources.files("posviz.export").joinpath("links.js").read_text("utf-8")
     return assets.render(
         PACKAGE,
         "plugin.js",
@@ -55,7 +53,7 @@ def plugin_source(site_url: str = SITE_URL) -> str:
         DEFAULT_HEIGHT=str(DEFAULT_HEIGHT),
         MAX_HEIGHT=str(MAX_HEIGHT),
         WIDGET=assets.literal(f"./{WIDGET}"),
-        LINKS=links.strip().removesuffix(";"),
+        LINKS=assets.module_object("posviz.export", "links.js"),
     )
 
 

@@ -33,11 +33,7 @@ const ARGUMENT_RULE = "directive-argument-correct";
 const OPTIONS_RULE = "directive-options-correct";
 
 // export/links.js, a UMD module, handed a CommonJS `module` to fill.
-const links = (() => {
-  const module = {exports: {}};
-  __LINKS__;
-  return module.exports;
-})();
+const links = __LINKS__; // export/links.js (posviz.assets.module_object)
 
 // A directive the author must fix: the message, and the node it is about (its line).
 class Refusal extends Error {

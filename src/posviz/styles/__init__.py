@@ -72,8 +72,6 @@ NO_MIN_WIDTH = _sheet("no_min_width")
 
 REDUCED_MOTION = _sheet("reduced_motion")
 
-SITE_CSS = VARIABLES + NO_MIN_WIDTH + _sheet("site") + REDUCED_MOTION
-
 # The page outside Panel's components: body colours, and what printing hides.
 PAGE_CSS = VARIABLES + _sheet("page") + REDUCED_MOTION
 
@@ -82,8 +80,6 @@ PAGE_CSS = VARIABLES + _sheet("page") + REDUCED_MOTION
 TEXT_CSS = block(_PAGE, "text") + _sheet("text") + REDUCED_MOTION
 
 NOTICE_CSS = _sheet("notice") + REDUCED_MOTION
-
-FIGURE_CSS = NO_MIN_WIDTH + _sheet("figure") + REDUCED_MOTION
 
 # The figure's own layouts: controls beside the plots when there is room, above
 # them when not; controls are not printed.

@@ -1,9 +1,6 @@
-// The UMD modules checked without `strict` (tsconfig.json): their globals.
-declare var posvizFrameApply: typeof import("../frame_apply.js");
-declare var posvizLinks: typeof import("../links.js");
-declare var posvizUrlGate: typeof import("../../compose/url_gate.js");
-declare var PosvizOffline: typeof import("../offline_core.js");
-
+// The browser modules import each other (ES modules, bundled by the build:
+// posviz.assets.bundle); nothing of theirs is a global. What is declared here
+// is what a built page's scripts share through the window.
 // What a built page's scripts share through the window (connect.js, loader.js,
 // frames.js, lazy.js, offline.js), and what Panel's and BokehJS's scripts put there.
 // Their shapes are the scripts' own business: these say only that each exists.

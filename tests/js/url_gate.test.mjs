@@ -1,9 +1,9 @@
 // The URL gate (compose/url_gate.js) on a stand-in window: a history that refuses
 // as WebKit does (a SecurityError past 100 writes in 10 s), and a clock whose
 // timers run only when the test moves time on.
-const test = require("node:test");
-const assert = require("node:assert/strict");
-const Gate = require("../../src/posviz/compose/url_gate.js");
+import test from "node:test";
+import assert from "node:assert/strict";
+import * as Gate from "../../src/posviz/compose/url_gate.js";
 
 function clock() {
   const made = {time: 0, timers: new Map(), next: 1};

@@ -1,15 +1,13 @@
 // How a page joins the site's Python runtime (export/connect.js), run as the page
 // runs it, in a stand-in page: SharedWorker and Worker classes that record what
 // was made, Web Locks the test grants, and localStorage shared between pages.
-const test = require("node:test");
-const assert = require("node:assert/strict");
-const fs = require("node:fs");
-const path = require("node:path");
-const vm = require("node:vm");
+import test from "node:test";
+import assert from "node:assert/strict";
+import vm from "node:vm";
+import {bundled} from "./bundled.mjs";
 
-// As a page has it: signals.js comes first in the page (export/scripts.py, CONNECT_PARTS).
-const SOURCE = ["signals.js", "connect.js"]
-  .map((part) => fs.readFileSync(path.join(__dirname, "../../src/posviz/export", part), "utf-8")).join("");
+// As a page has it: connect.js bundled with the modules it imports.
+const SOURCE = bundled("connect.js");
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 function port() {

@@ -3,15 +3,12 @@
 // site's files (and records the order it was asked in), Pages that are ports the
 // test drives, and a stand-in Pyodide. Checked: the messages a page gets, and the
 // order in which the runtime's bytes are fetched.
-const test = require("node:test");
-const assert = require("node:assert/strict");
-const fs = require("node:fs");
-const path = require("node:path");
-const vm = require("node:vm");
-const {createHash} = require("node:crypto");
+import test from "node:test";
+import assert from "node:assert/strict";
+import vm from "node:vm";
+import {bundled} from "./bundled.mjs";
+import {createHash} from "node:crypto";
 
-const BUILD = path.join(__dirname, "../../src/posviz/export");
-const read = (name) => fs.readFileSync(path.join(BUILD, name), "utf-8");
 const digest = (text) => createHash("sha256").update(text).digest("hex");
 const BASE = "https://site.test/";
 
@@ -90,8 +87,8 @@ function worker({site = SITE, files = FILES} = {}) {
     },
   };
   scope.self = scope;
-  // Joined as export/scripts.py WORKER_PARTS joins them.
-  const source = read("signals.js") + read("protocol.js") + read("checked.js") + read("worker.js").replace("__SITE__", JSON.stringify(site));
+  // Bundled as the build bundles it, with this test's site.
+  const source = bundled("worker.js", {SITE: JSON.stringify(site)});
   vm.runInContext(source, vm.createContext(scope));
   const pages = [];
   const page = () => {

@@ -1,8 +1,8 @@
 // The page ↔ worker messages (export/protocol.js): what the worker lets through
 // to Python, what it refuses and in which words, and the size it counts.
-const test = require("node:test");
-const assert = require("node:assert/strict");
-const Protocol = require("../../src/posviz/export/protocol.js");
+import test from "node:test";
+import assert from "node:assert/strict";
+import * as Protocol from "../../src/posviz/export/protocol.js";
 
 // One message of each type, as the pages (and Panel's pyodide handler) send them.
 const SENT = [

@@ -1,12 +1,14 @@
 // The browser's deep-link grammar (export/links.js) against the vectors that
 // posviz/deeplinks.py passes too (tests/test_link_vectors.py runs this file).
-const test = require("node:test");
-const assert = require("node:assert/strict");
-const fs = require("node:fs");
-const path = require("node:path");
-const Links = require("../../src/posviz/export/links.js");
+import test from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import * as Links from "../../src/posviz/export/links.js";
+import {fileURLToPath} from "node:url";
+const HERE = path.dirname(fileURLToPath(import.meta.url));
 
-const VECTORS = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "data", "link_vectors.json"), "utf-8"));
+const VECTORS = JSON.parse(fs.readFileSync(path.join(HERE, "..", "data", "link_vectors.json"), "utf-8"));
 const asJson = (values) => JSON.parse(JSON.stringify(values));
 
 for (const vector of VECTORS.read) {

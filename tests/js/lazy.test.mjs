@@ -3,13 +3,15 @@
 // fires, and islands whose distance from the viewport the test sets. What is
 // checked is the bookkeeping: which roots wait, in which order, and what a join
 // builds and records.
-const test = require("node:test");
-const assert = require("node:assert/strict");
-const fs = require("node:fs");
-const path = require("node:path");
-const vm = require("node:vm");
+import test from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import vm from "node:vm";
+import {fileURLToPath} from "node:url";
+const HERE = path.dirname(fileURLToPath(import.meta.url));
 
-const SOURCE = fs.readFileSync(path.join(__dirname, "../../src/posviz/export/lazy.js"), "utf-8");
+const SOURCE = fs.readFileSync(path.join(HERE, "../../src/posviz/export/lazy.js"), "utf-8");
 
 // A page of islands: each {figure, top} is an island at ``top`` px holding one root element.
 function page(islands, {observer = true} = {}) {

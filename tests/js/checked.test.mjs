@@ -1,11 +1,11 @@
 // Checked fetching (export/checked.js), which the runtime worker, the frames and
 // the service worker share: against node's own sha256 and gzip, with stand-in
 // fetches that fail each way a host can.
-const test = require("node:test");
-const assert = require("node:assert/strict");
-const {createHash} = require("node:crypto");
-const {gzipSync} = require("node:zlib");
-const Checked = require("../../src/posviz/export/checked.js");
+import test from "node:test";
+import assert from "node:assert/strict";
+import {createHash} from "node:crypto";
+import {gzipSync} from "node:zlib";
+import * as Checked from "../../src/posviz/export/checked.js";
 
 const bytesOf = (text) => new TextEncoder().encode(text).buffer;
 const digestOf = (text) => createHash("sha256").update(text).digest("hex");

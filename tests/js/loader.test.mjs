@@ -1,15 +1,13 @@
 // The loader (export/loader.js), run as the page runs it, in a stand-in page:
 // a fake worker whose messages the test sends, a clock the test moves, and a
 // body whose data-posviz state and status bar are what a reader sees.
-const test = require("node:test");
-const assert = require("node:assert/strict");
-const fs = require("node:fs");
-const path = require("node:path");
-const vm = require("node:vm");
+import test from "node:test";
+import assert from "node:assert/strict";
+import vm from "node:vm";
+import {bundled} from "./bundled.mjs";
 
-// As a page has it: signals.js comes first in the page (export/scripts.py, CONNECT_PARTS).
-const SOURCE = ["signals.js", "loader.js"]
-  .map((part) => fs.readFileSync(path.join(__dirname, "../../src/posviz/export", part), "utf-8")).join("");
+// As a page has it: loader.js bundled with the modules it imports.
+const SOURCE = bundled("loader.js");
 
 // A DOM element with just what the loader touches.
 function element(tag, owner) {
@@ -46,6 +44,7 @@ function page({figures = {710: true}, eager = false, stored = null, early = []} 
   const islands = Object.keys(figures).map((id) => ({dataset: {figure: id}}));
   const sent = [];
   const handled = [];
+  const logged = []; // what the loader wrote to the console as errors
   const storage = new Map(stored ? [["posviz-runtime", JSON.stringify(stored)]] : []);
   const worker = {
     early: early.map((data) => ({data})), // messages that came before the loader ran
@@ -58,7 +57,7 @@ function page({figures = {710: true}, eager = false, stored = null, early = []} 
   const window = {
     pyodideWorker: worker,
     posvizPanel: eager ? "eager" : undefined,
-    console: {error() {}, log() {}, warn() {}},
+    console: {error: (...args) => logged.push(args.join(" ")), log() {}, warn() {}},
     document: {
       body: owner.body,
       readyState: "complete",
@@ -79,7 +78,7 @@ function page({figures = {710: true}, eager = false, stored = null, early = []} 
   const body = owner.body;
   const bar = () => body.children.find((c) => String(c.className).startsWith("posviz-status"));
   const p = {
-    window, body, sent, handled, storage, worker, clock,
+    window, body, sent, handled, logged, storage, worker, clock,
     state: () => body.dataset.posviz,
     bar: () => (bar() ? bar().textContent : null),
     tell: (message) => worker.onmessage({data: message}),
@@ -216,6 +215,34 @@ test("a page opened as a file says so in a note at the top, and its frames still
   assert.equal(p.body.children[0].textContent, "Opened as a file: serve the folder for Python.");
   await p.tell({type: "frame", figure: 710});
   assert.deepEqual(p.handled, ["frames.receive"]);
+});
+
+test("a page without figures starts Python for the next page and says nothing of it", async () => {
+  const p = page({figures: {}});
+  assert.equal(p.state(), "loading");
+  assert.equal(p.bar(), null);
+  assert.deepEqual(p.body.children, []);
+  p.paint();
+  assert.deepEqual(p.sent.map((m) => ({...m})), [{type: "start", panel: false}]);
+  await p.tell({type: "hello", runtime: RUNTIME});
+  await p.tell({type: "progress", stage: "Loading numpy", step: 2, of: 3, runtime: RUNTIME});
+  await p.tell({type: "lost"}); // restarted, still unannounced
+  assert.equal(p.worker.connects, 1);
+  await p.tell({type: "file", msg: "Opened as a file: serve the folder for Python."});
+  assert.deepEqual(p.body.children, []);
+  assert.equal(p.bar(), null);
+});
+
+test("a page without figures logs its failures and shows no message", async () => {
+  const p = page({figures: {}});
+  await p.tell({type: "error", msg: "wheels/x.whl is corrupt", runtime: RUNTIME});
+  assert.equal(p.state(), "error");
+  assert.deepEqual(p.body.children, []);
+  assert.deepEqual(p.logged, ["posviz: wheels/x.whl is corrupt"]);
+  const shown = page(); // the same failure on a page with a figure is shown, not logged
+  await shown.tell({type: "error", msg: "wheels/x.whl is corrupt", runtime: RUNTIME});
+  assert.match(shown.bar(), /could not start\. wheels\/x\.whl is corrupt/);
+  assert.deepEqual(shown.logged, []);
 });
 
 test("messages that came before the loader are replayed in order", () => {

@@ -1,8 +1,8 @@
 // The frame step (export/frame_apply.js) that the static site and posviz.widget share,
 // on stand-in models: a frame's pool and columns are built here by hand, byte by byte.
-const test = require("node:test");
-const assert = require("node:assert/strict");
-const Apply = require("../../src/posviz/export/frame_apply.js");
+import test from "node:test";
+import assert from "node:assert/strict";
+import * as Apply from "../../src/posviz/export/frame_apply.js";
 
 // A pool holding the typed arrays in order, and the columns entry of each.
 function pooled(...arrays) {

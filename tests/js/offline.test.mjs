@@ -1,8 +1,8 @@
 // The offline copy's pure rules (export/offline_core.js), which posviz-sw.js runs:
 // which file a URL is, which cache is whose, what a visit keeps.
-const test = require("node:test");
-const assert = require("node:assert/strict");
-const Offline = require("../../src/posviz/export/offline_core.js");
+import test from "node:test";
+import assert from "node:assert/strict";
+import * as Offline from "../../src/posviz/export/offline_core.js";
 
 const SCOPE = "https://example.org/docs/_static/posviz/";
 const FILES = {

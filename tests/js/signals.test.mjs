@@ -1,9 +1,9 @@
 // The shared signals (export/signals.js): Web Locks found once, whatever the
 // browser does with them, and the page's one "painted" poll, on a stand-in window
 // whose animation frames run only when the test runs them.
-const test = require("node:test");
-const assert = require("node:assert/strict");
-const Signals = require("../../src/posviz/export/signals.js");
+import test from "node:test";
+import assert from "node:assert/strict";
+import * as Signals from "../../src/posviz/export/signals.js";
 
 // A window with `roots` (BokehJS's root views, each done or not) and `islands` on the page.
 function page({roots = null, islands = 0, readyState = "complete"} = {}) {

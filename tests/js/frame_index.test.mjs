@@ -1,9 +1,9 @@
 // Which frame a state is, and which models a figure has (export/frame_index.js),
 // on a hand-built index and stand-in BokehJS models. tests/test_frame_index.py
 // runs the lookups on every shipped figure's real index.
-const test = require("node:test");
-const assert = require("node:assert/strict");
-const Index = require("../../src/posviz/export/frame_index.js");
+import test from "node:test";
+import assert from "node:assert/strict";
+import * as Index from "../../src/posviz/export/frame_index.js";
 
 // A figure with a side slider, a count slider and a preset that implies both:
 // "small" is side 2, count 1; "custom" keeps whatever the others say.
