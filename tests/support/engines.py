@@ -56,6 +56,14 @@ BROWSER_SERVICES = (
 ATTEMPTS = 3  # WebKit session starts tried before the engine is given up
 STARTUP = 60.0  # s: a WebKit session that has not opened by then will not
 SLICE = 10.0  # seconds one in-page wait may run before the driver asks again
+# WebKitGTK's UI process polls memory and, at 90 % used, tells the network process,
+# which then stops idle service workers at once (SWServer's low-memory handling). It
+# counts a cgroup's usage against its limit, and that usage includes the page cache,
+# so on a container whose limit sits near its cache the suite's own file traffic reads
+# as pressure. The tests turn the monitor off; ``webkit_memory_reading`` says what it
+# would have read, for the warnings.
+WEBKIT_ENV = {"WEBKIT_DISABLE_MEMORY_PRESSURE_MONITOR": "1"}
+PRESSURE = 90  # % at which WebKit's monitor reports pressure (MemoryPressureMonitor.cpp)
 
 # Polls a predicate inside the page until it gives something truthy or time runs out.
 WAIT_JS = """(async () => {
@@ -546,6 +554,13 @@ class WebKit(Engine):
         self.drivers = {}  # light and dark: MiniBrowser takes its scheme at start
         self.home = {}
         self.version = None
+        reading, source = webkit_memory_reading()
+        if reading >= PRESSURE:  # said in the run's summary: what the monitor would do here
+            warnings.warn(
+                f"webkit: its memory monitor would read {reading} % used here ({source}) and "
+                f"stop idle service workers; the tests turn it off ({', '.join(WEBKIT_ENV)})",
+                stacklevel=2,
+            )
         try:
             self._driver(dark=False)
         except BaseException:
@@ -575,7 +590,7 @@ class WebKit(Engine):
                 "noProxy": ["127.0.0.1", "localhost"],
             }
         )
-        env = {**os.environ, "DISPLAY": self.display}
+        env = {**os.environ, **WEBKIT_ENV, "DISPLAY": self.display}
 
         def open_session(service, made, failed):
             try:
@@ -636,3 +651,49 @@ class WebKit(Engine):
 def start(name: str) -> Engine:
     """Start the engine called ``name`` (one of ENGINES)."""
     return {"chromium": Chromium, "firefox": Firefox, "webkit": WebKit}[name]()
+
+
+def _number(path: Path) -> int | None:
+    """A cgroup file's leading integer, or None (absent, unreadable, or "max")."""
+    try:
+        return int(path.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def webkit_memory_reading(root: Path = Path("/")) -> tuple[int, str]:
+    """The percentage of memory WebKitGTK's monitor would call used, and from where,
+    by its rule (UIProcess/linux/MemoryPressureMonitor.cpp): the system's share,
+    (MemTotal - MemAvailable) / MemTotal, or the cgroup's usage over its limit if that
+    is higher. The cgroup is the path of the first line of /proc/self/cgroup named
+    "memory", "name=systemd" or nothing; its limit is the first of v2's memory.memsw.max,
+    the lower of memory.max and memory.high, then v1's memory.memsw.limit_in_bytes and
+    memory.limit_in_bytes; its usage v2's memory.current, else v1's usage_in_bytes."""
+    meminfo = {}
+    for line in (root / "proc/meminfo").read_text().splitlines():
+        key, _, rest = line.partition(":")
+        meminfo[key] = int(rest.split()[0])
+    total, free = meminfo["MemTotal"], meminfo["MemAvailable"]
+    used, source = (total - free) * 100 // total, "MemAvailable"
+    path = None
+    for line in (root / "proc/self/cgroup").read_text().splitlines():
+        _, name, where = line.split(":", 2)
+        if name in ("memory", "name=systemd", ""):
+            path = where.lstrip("/")
+            break
+    if path is None:
+        return used, source
+    v2, v1 = root / "sys/fs/cgroup" / path, root / "sys/fs/cgroup/memory" / path
+    most, high = _number(v2 / "memory.max"), _number(v2 / "memory.high")
+    limits = [_number(v2 / "memory.memsw.max")]
+    if None not in (most, high):
+        limits.append(min(most, high))
+    else:
+        limits.append(high if high is not None else most)
+    limits += [_number(v1 / "memory.memsw.limit_in_bytes"), _number(v1 / "memory.limit_in_bytes")]
+    limit = next((value for value in limits if value is not None), None)
+    usage = _number(v2 / "memory.current")
+    usage = usage if usage is not None else _number(v1 / "memory.usage_in_bytes")
+    if limit and usage is not None and int(100 * usage / limit) > used:
+        return int(100 * usage / limit), f"cgroup {usage / 2**30:.1f} of {limit / 2**30:.1f} GiB"
+    return used, source

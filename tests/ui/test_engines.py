@@ -38,7 +38,7 @@ import pytest
 
 from posviz.styles import DARK
 from tests.support.browser import EAGER_PANEL, static_server
-from tests.support.engines import ENGINES, MissingEngine, start
+from tests.support.engines import ENGINES, MissingEngine, start, webkit_memory_reading
 from tests.support.pages import RUNTIME_HISTORY_JS, STATUS_HISTORY_JS
 
 pytestmark = [pytest.mark.browser, pytest.mark.engines]
@@ -609,12 +609,13 @@ WORKER_ANSWERS_JS = """() => new Promise((resolve) => {
 
 
 def available() -> str:
-    """The machine's MemAvailable (WebKit stops service workers sooner under memory
-    pressure: SWServer's termination delay is 0 then), for a fallback's warning."""
+    """What WebKit's memory monitor would read now (it is off in the tests: see
+    ``engines.WEBKIT_ENV``), and the machine's MemAvailable, for a fallback's warning."""
+    reading, source = webkit_memory_reading()
     for line in Path("/proc/meminfo").read_text().splitlines():
         if line.startswith("MemAvailable:"):
-            return f"MemAvailable {int(line.split()[1]) / 2**20:.1f} GiB"
-    return "MemAvailable unknown"
+            source += f"; MemAvailable {int(line.split()[1]) / 2**20:.1f} GiB"
+    return f"WebKit's memory monitor: {reading} % used, from {source}"
 
 
 def offline_goto(page, url: str, witness) -> dict:
@@ -753,10 +754,83 @@ KEPT = {"url": "http://127.0.0.1:1/topic.html", "controlled": True}
 
 def test_an_offline_load_that_went_to_the_network_is_tried_once_more():
     page, witness = Landing(BLANK, KEPT), Landing()
-    with pytest.warns(UserWarning, match=r"went to the network once \(MemAvailable [0-9.]+ GiB"):
+    said = r"network once \(WebKit's memory monitor: \d+ % used, from .*MemAvailable [0-9.]+"
+    with pytest.warns(UserWarning, match=said):
         assert offline_goto(page, KEPT["url"], witness) == KEPT
     assert witness.asked == 2 and page.landings == []
     page, witness = Landing(KEPT), Landing()
     assert offline_goto(page, KEPT["url"], witness) == KEPT and witness.asked == 1
     with pytest.raises(AssertionError, match="went to the network twice"):
         offline_goto(Landing(BLANK, BLANK, KEPT), KEPT["url"], Landing())
+
+
+GIB = 2**30
+
+
+def machine(tmp_path, cgroup: str, files: dict, total_kb=24 * 2**20, available_kb=18 * 2**20):
+    """A fake root: /proc/meminfo, /proc/self/cgroup, and cgroup files by relative path."""
+    (tmp_path / "proc/self").mkdir(parents=True)
+    (tmp_path / "proc/meminfo").write_text(
+        f"MemTotal: {total_kb} kB\nMemFree: 1 kB\nMemAvailable: {available_kb} kB\n"
+    )
+    (tmp_path / "proc/self/cgroup").write_text(cgroup)
+    for name, text in files.items():
+        (tmp_path / "sys/fs/cgroup" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "sys/fs/cgroup" / name).write_text(text)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "cgroup, files, expected",
+    [
+        # v1 with a limit: 23 of 24 GiB used, the page cache included, is 95 %, where
+        # the system's MemAvailable (18 of 24 GiB free) says 25 %.
+        (
+            "4:memory:/\n",
+            {
+                "memory/memory.limit_in_bytes": f"{24 * GIB}",
+                "memory/memory.usage_in_bytes": f"{23 * GIB}",
+            },
+            (95, "cgroup"),
+        ),
+        # v1 unlimited (the kernel's sentinel): the system's share, (24 - 18) / 24.
+        (
+            "4:memory:/\n",
+            {
+                "memory/memory.limit_in_bytes": "9223372036854771712",
+                "memory/memory.usage_in_bytes": f"{23 * GIB}",
+            },
+            (25, "MemAvailable"),
+        ),
+        # v2 without limits ("max"): the system's share.
+        (
+            "0::/box\n",
+            {"box/memory.max": "max", "box/memory.high": "max", "box/memory.current": f"{3 * GIB}"},
+            (25, "MemAvailable"),
+        ),
+        # v2: the lower of max (8 GiB) and high (4 GiB); 3.9 of 4 GiB is 97 %.
+        (
+            "0::/box\n",
+            {
+                "box/memory.max": f"{8 * GIB}",
+                "box/memory.high": f"{4 * GIB}",
+                "box/memory.current": f"{39 * GIB // 10}",
+            },
+            (97, "cgroup"),
+        ),
+        # The first line named name=systemd wins over a later memory line (as WebKit reads).
+        (
+            "9:name=systemd:/a\n4:memory:/b\n",
+            {
+                "memory/a/memory.limit_in_bytes": f"{10 * GIB}",
+                "memory/a/memory.usage_in_bytes": f"{9 * GIB}",
+                "memory/b/memory.limit_in_bytes": f"{10 * GIB}",
+                "memory/b/memory.usage_in_bytes": "1",
+            },
+            (90, "cgroup"),
+        ),
+    ],
+)
+def test_webkit_memory_reading_follows_webkits_rule(tmp_path, cgroup, files, expected):
+    reading, source = webkit_memory_reading(machine(tmp_path, cgroup, files))
+    assert (reading, source.split()[0]) == expected, source
