@@ -56,12 +56,14 @@ BROWSER_SERVICES = (
 ATTEMPTS = 3  # WebKit session starts tried before the engine is given up
 STARTUP = 60.0  # s: a WebKit session that has not opened by then will not
 SLICE = 10.0  # seconds one in-page wait may run before the driver asks again
-# WebKitGTK's UI process polls memory and, at 90 % used, tells the network process,
-# which then stops idle service workers at once (SWServer's low-memory handling). It
+# WebKitGTK's UI process polls memory and, from 90 % used, tells its other processes:
+# the network process then stops at once the service workers of origins with no page
+# open (SWServer::handleLowMemoryWarning; else after 10 s), and pages drop caches. It
 # counts a cgroup's usage against its limit, and that usage includes the page cache,
-# so on a container whose limit sits near its cache the suite's own file traffic reads
-# as pressure. The tests turn the monitor off; ``webkit_memory_reading`` says what it
-# would have read, for the warnings.
+# so in a container whose limit sits near its cache the suite's own file traffic reads
+# as pressure, where this machine reads none. The tests turn the monitor off, so that
+# CI and a developer's machine run WebKit alike; ``webkit_memory_reading`` says what
+# it would have read, for the warnings.
 WEBKIT_ENV = {"WEBKIT_DISABLE_MEMORY_PRESSURE_MONITOR": "1"}
 PRESSURE = 90  # % at which WebKit's monitor reports pressure (MemoryPressureMonitor.cpp)
 
@@ -558,7 +560,7 @@ class WebKit(Engine):
         if reading >= PRESSURE:  # said in the run's summary: what the monitor would do here
             warnings.warn(
                 f"webkit: its memory monitor would read {reading} % used here ({source}) and "
-                f"stop idle service workers; the tests turn it off ({', '.join(WEBKIT_ENV)})",
+                f"report pressure; the tests turn it off ({', '.join(WEBKIT_ENV)})",
                 stacklevel=2,
             )
         try:
