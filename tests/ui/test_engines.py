@@ -653,8 +653,8 @@ def test_the_topic_and_a_figure_read_and_answer_with_their_server_gone_after_one
     It runs in a browser of the tour's engine started for it, as a reader who comes back
     has no other site open: nothing of the tour's state reaches it (its pages, and in
     WebKit the one service-worker process that all of the tour's loopback origins share).
-    CI met WebKit's offline load going to the network in three full runs, each time at
-    the end of a whole tour; the module on its own never did."""
+    WebKit's offline load went to the network in two CI runs and one full run here, each
+    time at the end of a whole tour; the module on its own never did."""
     tour.engine.quit()  # the tour's last step: its browser is done with (what it sent, kept)
     engine = start(tour.engine.name)
     try:
