@@ -623,9 +623,10 @@ def offline_goto(page, url: str, witness) -> dict:
     ``witness`` (another page it controls). WebKit takes a navigation to the network
     when the worker cannot take it at that moment (WebSWServerConnection::startFetch:
     a worker being stopped, or one that failed to run); here the network refuses, and
-    the page is about:blank and not controlled. That happened in 3 of CI's full runs
-    (stops 41, 42, 45), never alone. Then the worker is asked again, and the page
-    loaded once more: a second fallback fails the test, with both landings."""
+    the page is about:blank and not controlled. That happened in CI's runs of stops 42
+    and 45 and in a full run here in stop 41, never alone. Then the worker is asked
+    again, and the page loaded once more: a second fallback fails the test, with both
+    landings."""
     landings = []
     for _ in range(2):
         witness.wait_for(WORKER_ANSWERS_JS, timeout=ANSWER, what="the service worker answers")
