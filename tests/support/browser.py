@@ -156,6 +156,23 @@ def chromium():
 EAGER_PANEL = 'window.posvizPanel = "eager";'
 
 
+# Playwright's own patience, 30 s for a navigation or a wait and 5 s for ``expect``, is
+# an idle machine's. Under a loaded run a served topic page took longer than 30 s to
+# load (stop 42's run 2: the other process was starting WebKit and Firefox at the time).
+# Every wait is for a state, so more patience costs a passing run nothing; a wait that
+# runs out still names what it waited for.
+NAVIGATION = 120_000  # ms: a page's load
+WAIT = 60_000  # ms: any other wait (a selector, a function, a load state)
+EXPECT = 30_000  # ms: an ``expect`` assertion (set in tests/ui/conftest.py)
+
+
+def patient(context):
+    """``context`` with the suite's patience for its navigations and waits."""
+    context.set_default_navigation_timeout(NAVIGATION)
+    context.set_default_timeout(WAIT)
+    return context
+
+
 def seal(context, blocked: list, panel: str = "eager"):
     """Abort every request of ``context`` that leaves the machine; record it in ``blocked``.
 
@@ -174,7 +191,7 @@ def seal(context, blocked: list, panel: str = "eager"):
             route.abort()
 
     context.route("**/*", guard)
-    return context
+    return patient(context)
 
 
 def sealed_context(browser, blocked: list, init_scripts=(), panel: str = "eager", **options):

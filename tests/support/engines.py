@@ -34,7 +34,7 @@ import warnings
 from pathlib import Path
 from urllib.parse import urlparse, urlsplit
 
-from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, LOOPBACK
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, LOOPBACK, patient
 
 ENGINES = ("chromium", "firefox", "webkit")
 FIREFOX = "/usr/bin/firefox-esr"
@@ -298,7 +298,9 @@ class Chromium(Engine):
 
     def page(self, width=1280, height=900, dark=False) -> Page:
         if self._context is None:  # one profile per test: its pages share one runtime
-            self._context = self.browser.new_context(viewport={"width": width, "height": height})
+            self._context = patient(
+                self.browser.new_context(viewport={"width": width, "height": height})
+            )
             self._context.route("**/*", self._guard)
         raw = self._context.new_page()
         raw.set_viewport_size({"width": width, "height": height})

@@ -7,10 +7,12 @@ helpers tests/support/pages.py; their names stay importable from here.
 """
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.support.browser import (  # noqa: F401  (kept importable from here)
     CHROMIUM,
     CHROMIUM_ARGS,
+    EXPECT,
     LOOPBACK,
     free_port,
     launch,
@@ -29,6 +31,8 @@ from tests.support.pages import (  # noqa: F401  (kept importable from here)
     wait_for_change,
     wait_for_plot,
 )
+
+expect.set_options(timeout=EXPECT)  # an idle machine's 5 s is too short for a loaded run
 
 
 @pytest.fixture(scope="session")

@@ -7,6 +7,7 @@ from posviz.content import load
 from posviz.drawing import model_name, watched_plot
 from posviz.figures import FIGURES
 from tests.oracles import oracle_for
+from tests.support.browser import patient
 from tests.support.pages import wait_for_plot
 
 pytestmark = pytest.mark.browser
@@ -65,7 +66,7 @@ def sized(browser, blocked):
     contexts = []
 
     def make(width, height):
-        context = browser.new_context(viewport={"width": width, "height": height})
+        context = patient(browser.new_context(viewport={"width": width, "height": height}))
         context.route(
             "**/*",
             lambda r: (
