@@ -672,13 +672,15 @@ def webkit_memory_reading(root: Path = Path("/")) -> tuple[int, str]:
     is higher. The cgroup is the path of the first line of /proc/self/cgroup named
     "memory", "name=systemd" or nothing; its limit is the first of v2's memory.memsw.max,
     the lower of memory.max and memory.high, then v1's memory.memsw.limit_in_bytes and
-    memory.limit_in_bytes; its usage v2's memory.current, else v1's usage_in_bytes."""
+    memory.limit_in_bytes; its usage v2's memory.current, else v1's usage_in_bytes.
+    The source names the machine's MemAvailable in either case."""
     meminfo = {}
     for line in (root / "proc/meminfo").read_text().splitlines():
         key, _, rest = line.partition(":")
         meminfo[key] = int(rest.split()[0])
     total, free = meminfo["MemTotal"], meminfo["MemAvailable"]
-    used, source = (total - free) * 100 // total, "MemAvailable"
+    system = f"MemAvailable {free / 2**20:.1f} of {total / 2**20:.1f} GiB"
+    used, source = (total - free) * 100 // total, system
     path = None
     for line in (root / "proc/self/cgroup").read_text().splitlines():
         _, name, where = line.split(":", 2)
@@ -699,5 +701,6 @@ def webkit_memory_reading(root: Path = Path("/")) -> tuple[int, str]:
     usage = _number(v2 / "memory.current")
     usage = usage if usage is not None else _number(v1 / "memory.usage_in_bytes")
     if limit and usage is not None and int(100 * usage / limit) > used:
-        return int(100 * usage / limit), f"cgroup {usage / 2**30:.1f} of {limit / 2**30:.1f} GiB"
+        cgroup = f"cgroup {usage / 2**30:.1f} of {limit / 2**30:.1f} GiB; {system}"
+        return int(100 * usage / limit), cgroup
     return used, source

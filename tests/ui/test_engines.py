@@ -610,11 +610,8 @@ WORKER_ANSWERS_JS = """() => new Promise((resolve) => {
 
 def available() -> str:
     """What WebKit's memory monitor would read now (it is off in the tests: see
-    ``engines.WEBKIT_ENV``), and the machine's MemAvailable, for a fallback's warning."""
+    ``engines.WEBKIT_ENV``), with the machine's MemAvailable, for a fallback's warning."""
     reading, source = webkit_memory_reading()
-    for line in Path("/proc/meminfo").read_text().splitlines():
-        if line.startswith("MemAvailable:"):
-            source += f"; MemAvailable {int(line.split()[1]) / 2**20:.1f} GiB"
     return f"WebKit's memory monitor: {reading} % used, from {source}"
 
 
