@@ -39,6 +39,15 @@ test("a cache is one build's of one folder: another build of it is older, anothe
   assert.equal(Offline.isOlder("someone else's cache", SCOPE, "aaaa"), false);
 });
 
+test("the reader's removal is remembered under a name no build's cache has, so no build deletes it", () => {
+  const declined = Offline.declinedName(SCOPE);
+  for (const build of ["aaaa", "bbbb"]) {
+    assert.notEqual(declined, Offline.cacheName(SCOPE, build));
+    assert.equal(Offline.isOlder(declined, SCOPE, build), false);
+  }
+  assert.notEqual(declined, Offline.declinedName("https://example.org/blog/posviz/"));
+});
+
 test("a visit keeps its listed files, and with the runtime every file Python fetches", () => {
   const page = ["figure-710.html", "static/panel/x.css", "not-listed.js", null];
   assert.deepEqual(Offline.keepSet(FILES, page, false), ["figure-710.html", "static/panel/x.css"]);

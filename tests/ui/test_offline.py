@@ -68,6 +68,26 @@ def cached(page) -> dict[str, list[str]]:
     return page.evaluate(CACHED_JS)
 
 
+def offline_mark(page, value: str, timeout: float = KEPT) -> None:
+    """Wait until <html data-posviz-offline> says ``value``; fail naming what it said."""
+    try:
+        page.wait_for_function(
+            "(value) => document.documentElement.dataset.posvizOffline === value",
+            arg=value,
+            timeout=timeout,
+        )
+    except Exception as error:
+        said = page.evaluate("document.documentElement.dataset.posvizOffline")
+        raise AssertionError(
+            f"data-posviz-offline: {value!r} not within {timeout} ms; it says {said!r}"
+        ) from error
+
+
+def entries(page) -> list[str]:
+    """What every cache holds, one list."""
+    return [path for paths in cached(page).values() for path in paths]
+
+
 # A predicate of ``wait_for_function`` must answer at once (a promise counts as true):
 # it starts an asynchronous check of the caches and answers with the last one's result.
 POLL_JS = """([check, arg]) => {
@@ -104,7 +124,7 @@ def wait_kept(page, paths, what: str, timeout: float = KEPT) -> None:
     try:
         wait_async(page, HOLDS_JS, wanted, what, timeout)
     except AssertionError as error:
-        have = {p for paths in cached(page).values() for p in paths}
+        have = set(entries(page))
         missing = [p for p in wanted if p not in have]
         raise AssertionError(f"{what}: not kept after {timeout} ms: {missing[:8]}") from error
 
@@ -153,9 +173,7 @@ def test_the_topic_and_a_figure_read_and_answer_with_the_server_gone(built_site,
         expect(button).to_have_text(re.compile(r"\(\d+\.\d MB\)$"))
         button.focus()
         topic.keyboard.press("Enter")
-        topic.wait_for_function(
-            "() => document.documentElement.dataset.posvizOffline === 'saved'", timeout=KEPT
-        )
+        offline_mark(topic, "saved")
         assert "saving" in topic.evaluate("window.__offline")
         expect(topic.get_by_role("button", name="Remove offline copy")).to_be_visible()
         wait_kept(topic, list(files), "the whole site, after Save for offline reading")
@@ -192,14 +210,12 @@ def test_a_file_whose_sha256_differs_is_never_kept_and_is_named(built_site, cont
         page.goto(f"{url}/index.html")
         page.wait_for_function(CONTROLLED_JS, timeout=KEPT)
         page.get_by_role("button", name=re.compile("^Save for offline reading")).click()
-        page.wait_for_function(
-            "() => document.documentElement.dataset.posvizOffline === 'failed'", timeout=KEPT
-        )
+        offline_mark(page, "failed")
         status = page.locator(".posviz-offline-status").inner_text()
         assert tampered in status and "sha256" in status, status
         # The page fetches the icon itself (the manifest's): still not kept.
         page.evaluate(f"fetch({tampered!r}).then((r) => r.text())")
-        kept = {p for paths in cached(page).values() for p in paths}
+        kept = set(entries(page))
         assert tampered not in kept
         assert "index.html" in kept  # the cache is there, and works
 
@@ -225,9 +241,24 @@ def megabytes(text: str) -> tuple[float, float]:
     return float(done) * unit[done_unit], float(total) * unit[total_unit]
 
 
+# Ask the service worker to keep this page and the whole runtime; its answer (matched by id).
+KEEP_ALL_JS = """async (id) => {
+  const container = navigator.serviceWorker;
+  const answered = new Promise((resolve) => {
+    container.addEventListener("message", (event) => {
+      if (event.data?.reply === id) resolve(event.data);
+    });
+  });
+  container.controller.postMessage({type: "keep", id, paths: [location.href], runtime: true});
+  return await answered;
+}"""
+
+
 def test_save_shows_its_progress_and_remove_offline_copy_deletes_it(built_site, browser, blocked):
     """Save for offline reading counts up to the size its button named; Remove offline
-    copy deletes the cache, puts the button back, and offline a page is then a message."""
+    copy deletes the cache, puts the button back, and keeps nothing more until the
+    reader saves again: not what a page still loading asks for (its Python may come up
+    after the click), nor a page opened afterwards. Offline, such a page is a message."""
     context = sealed_context(browser, blocked, init_scripts=[HISTORY_JS, PROGRESS_JS])
     server = static_server(built_site)
     url = server.__enter__()
@@ -239,9 +270,7 @@ def test_save_shows_its_progress_and_remove_offline_copy_deletes_it(built_site, 
         expect(save).to_be_visible()
         named = float(re.search(r"\((\d+\.\d) MB\)$", save.inner_text()).group(1))
         save.click()
-        page.wait_for_function(
-            "() => document.documentElement.dataset.posvizOffline === 'saved'", timeout=KEPT
-        )
+        offline_mark(page, "saved")
         steps = [megabytes(text) for text in page.evaluate("window.__progress")]
         assert steps, "no progress was shown while saving"
         assert all(total == named for _, total in steps), (named, steps)
@@ -250,20 +279,26 @@ def test_save_shows_its_progress_and_remove_offline_copy_deletes_it(built_site, 
         status = page.locator(".posviz-offline-status")
         expect(status).to_contain_text(f"({named} MB)")
         page.get_by_role("button", name="Remove offline copy").click()
-        empty = f"async () => Object.values(await ({CACHED_JS})()).flat().length === 0"
-        wait_async(page, empty, None, "nothing left in any cache")
-        page.wait_for_function(
-            "() => document.documentElement.dataset.posvizOffline === 'none'", timeout=KEPT
-        )
+        offline_mark(page, "removed")
+        assert entries(page) == [], "the copy is still there"
         expect(
             page.get_by_role("button", name=f"Save for offline reading ({named} MB)")
         ).to_be_visible()
-        expect(status).to_have_text("")
+        expect(status).to_have_text(
+            "Offline copy removed: pages you open are not kept until you save again."
+        )
+        # A page opened afterwards, and a keep asked afterwards, keep nothing.
+        page.goto(f"{url}/{FIGURE}")
+        offline_mark(page, "removed")
+        answer = page.evaluate(KEEP_ALL_JS, "after-removal")
+        assert (answer["kept"], answer["keptFiles"], answer["declined"]) == (0, 0, True), answer
+        assert entries(page) == [], "kept after the reader removed the copy"
     finally:
         context.set_offline(True)
         server.__exit__(None, None, None)
-    page.goto(f"{url}/{UNVISITED}")
-    expect(page.locator("body")).to_contain_text(f"You are offline, and {UNVISITED} was not saved")
+    for name in (UNVISITED, FIGURE):
+        page.goto(f"{url}/{name}")
+        expect(page.locator("body")).to_contain_text(f"You are offline, and {name} was not saved")
     assert blocked == [] and page.errors == []
     context.close()
 
@@ -341,7 +376,7 @@ def test_a_readers_visit_without_panel_keeps_what_it_used_and_answers_offline(
         used = page.evaluate("window.posvizRuntime.fetched")
         assert "pyodide/pyodide.asm.wasm" in used and not [p for p in used if "panel-" in p]
         wait_kept(page, [FIGURE, *used], "the page and the numpy tier's files it used")
-        kept = {p for paths in cached(page).values() for p in paths}
+        kept = set(entries(page))
         assert not [p for p in kept if p.startswith("wheels/panel-")], "Panel kept unasked"
         assert set(used) <= set(files)
     finally:

@@ -6,7 +6,7 @@
 // happens on a page opened as a file (no service worker there) or in a browser
 // without service workers; embedded pages (frames) keep files but show no control.
 // <html data-posviz-offline> says where it stands (tests wait on it):
-// "starting", "none", "visited", "saving", "saved", "failed" or "unsupported".
+// "starting", "none", "visited", "saving", "saved", "removed", "failed" or "unsupported".
 (() => {
   const root = document.documentElement;
   const CSS = __CSS__;
@@ -50,8 +50,9 @@
 
   function show() {
     if (!last) return;
-    const {kept, total, saving} = last;
-    const state = saving ? "saving" : kept >= total ? "saved" : failure ? "failed" : kept ? "visited" : "none";
+    const {kept, total, saving, declined} = last;
+    const state = saving ? "saving" : kept >= total ? "saved" : failure ? "failed"
+      : kept ? "visited" : declined ? "removed" : "none";
     mark(state);
     if (!control) return;
     const {button, progress, status} = control;
@@ -69,7 +70,8 @@
     } else {
       button.textContent = `Save for offline reading (${size(total)})`;
       status.textContent = failure ? `Could not save: ${failure}`
-        : kept ? `${size(kept)} kept from the pages you opened.` : "";
+        : kept ? `${size(kept)} kept from the pages you opened.`
+        : declined ? "Offline copy removed: pages you open are not kept until you save again." : "";
     }
   }
 

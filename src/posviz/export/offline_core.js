@@ -27,6 +27,10 @@ function pathOf(url, scope) {
 const cacheName = (scope, build) => `posviz ${new URL(scope).pathname} ${build}`;
 const isOlder = (name, scope, build) =>
   name.startsWith(`posviz ${new URL(scope).pathname} `) && name !== cacheName(scope, build);
+// The reader's "Remove offline copy", kept as an empty cache of this name: the
+// choice outlives the service worker (its globals do not) and a rebuild (the
+// name is no build's, so isOlder never takes it for an old copy).
+const declinedName = (scope) => `posviz-declined ${new URL(scope).pathname}`;
 
 // What a page asks to keep, as listed paths: its own files, and with
 // ``runtime`` every file the Python runtime fetches.
@@ -43,4 +47,4 @@ function keepSet(files, paths, runtime) {
 // Bytes of a list of paths, as the listing gives them.
 const bytesOf = (files, paths) => paths.reduce((sum, path) => sum + files[path].bytes, 0);
 
-export {RUNTIME, pathOf, cacheName, isOlder, keepSet, bytesOf};
+export {RUNTIME, pathOf, cacheName, isOlder, declinedName, keepSet, bytesOf};

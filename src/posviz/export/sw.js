@@ -8,16 +8,20 @@
 //   this folder, so a rebuilt site replaces the offline copy whole.
 // - A listed file is answered from this build's cache first, then from the
 //   network; only bytes whose sha256 matches the listing are kept.
+// - "Remove offline copy" is the reader's choice until they save again: the
+//   cache goes, and nothing is kept any more, not even what a page still open
+//   fetches or asks to keep afterwards.
 // - A page the network hands over that is not this build's (the site was
 //   rebuilt) is shown, never kept, and it and its workers get nothing of this
 //   build's cache: a page of one build never runs the files of another.
 import {sha256} from "./checked.js";
-import {bytesOf, cacheName, isOlder, keepSet, pathOf} from "./offline_core.js";
+import {bytesOf, cacheName, declinedName, isOlder, keepSet, pathOf} from "./offline_core.js";
 
 const OFFLINE = __OFFLINE__;
 const FILES = OFFLINE.files;
 const SCOPE = self.registration.scope;
 const CACHE = cacheName(SCOPE, OFFLINE.build);
+const DECLINED = declinedName(SCOPE);
 const TOTAL = bytesOf(FILES, Object.keys(FILES));
 const canonical = (path) => new URL(path, SCOPE).href;
 // Clients (pages, workers) of another build: their requests go to the network.
@@ -34,9 +38,11 @@ let sequence = 0;
 const numbered = (message) => ({...message, instance: INSTANCE, seq: ++sequence});
 
 // Keep a response for ``path`` if its bytes are the build's; whether they were.
+// Checked but not kept once the reader has removed the copy.
 async function keep(cache, path, response) {
   const bytes = await response.arrayBuffer();
   if ((await sha256(bytes)) !== FILES[path].sha256) return false;
+  if (await caches.has(DECLINED)) return true;
   const headers = new Headers(response.headers);
   headers.delete("content-encoding");
   headers.set("content-length", String(bytes.byteLength));
@@ -104,6 +110,7 @@ async function state() {
   return numbered({
     type: "state", build: OFFLINE.build, cache: CACHE, total: TOTAL, files: Object.keys(FILES).length,
     kept: saving ? savedBytes : bytes, keptFiles: paths.length, saving: saving !== null,
+    declined: await caches.has(DECLINED),
   });
 }
 
@@ -118,6 +125,7 @@ function save() {
   if (saving) return saving;
   savedBytes = 0; // until the cache is read: never a count of an earlier save
   saving = (async () => {
+    await caches.delete(DECLINED); // the reader wants a copy again
     const have = await kept();
     savedBytes = bytesOf(FILES, [...have]);
     let last = 0;
@@ -144,7 +152,11 @@ function save() {
   return saving;
 }
 
+// The choice first, then the cache: a keep that has not put its bytes by then
+// either sees the choice, or puts into the Cache it opened before the delete,
+// which the delete has taken out of every listing.
 async function remove() {
+  await caches.open(DECLINED);
   await caches.delete(CACHE);
   await tell(await state());
 }
@@ -179,10 +191,15 @@ self.addEventListener("activate", (event) => {
 self.addEventListener("message", (event) => {
   const message = event.data || {};
   const source = event.source;
-  const answer = async () => source?.postMessage(await state());
+  // The answer names the message it answers, when that has an id.
+  const answer = async () => source?.postMessage({...(await state()), reply: message.id ?? null});
   if (message.type === "keep") {
     const paths = keepSet(FILES, (message.paths || []).map((url) => pathOf(url, SCOPE)), message.runtime);
-    event.waitUntil(fill(paths, undefined, "force-cache").catch((error) => console.warn("posviz offline:", error.message)).then(answer));
+    const keeping = async () => {
+      if (await caches.has(DECLINED)) return; // the reader removed the copy
+      await fill(paths, undefined, "force-cache");
+    };
+    event.waitUntil(keeping().catch((error) => console.warn("posviz offline:", error.message)).then(answer));
   } else if (message.type === "save") {
     event.waitUntil(save());
   } else if (message.type === "remove") {
