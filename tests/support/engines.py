@@ -28,6 +28,7 @@ import os
 import shutil
 import socketserver
 import subprocess
+import tempfile
 import threading
 import time
 import warnings
@@ -54,7 +55,7 @@ BROWSER_SERVICES = (
     "content-signature-2.cdn.mozilla.net",
 )
 ATTEMPTS = 3  # WebKit session starts tried before the engine is given up
-STARTUP = 60.0  # s: a WebKit session that has not opened by then will not
+STARTUP = 20.0  # s: a WebKit session that has not opened by then will not (one opens in 0.3-0.5 s)
 SLICE = 10.0  # seconds one in-page wait may run before the driver asks again
 # WebKitGTK's UI process polls memory and, from 90 % used, tells its other processes:
 # the network process then stops at once the service workers of origins with no page
@@ -604,10 +605,13 @@ class WebKit(Engine):
 
         driver = None
         failed = []
+        hung = []  # what each attempt that never answered printed (the driver and MiniBrowser)
         # Now and then a session never answers (twice in a row once, in a loaded full run,
         # for the second, dark MiniBrowser on the display): a later start does.
         for attempt in range(ATTEMPTS):
-            service = Service(WEBKIT_DRIVER, env=env, log_output=subprocess.DEVNULL)
+            handle, log = tempfile.mkstemp(prefix="posviz-webkitdriver-", suffix=".log")
+            os.close(handle)
+            service = Service(WEBKIT_DRIVER, env=env, log_output=log)
             made = []
             opening = threading.Thread(
                 target=open_session, args=(service, made, failed), daemon=True
@@ -618,16 +622,22 @@ class WebKit(Engine):
                 driver = made[0]
                 if attempt:  # said in the run's summary, as a thread's traceback was before
                     warnings.warn(
-                        f"webkit: a session answered at attempt {attempt + 1}", stacklevel=2
+                        f"webkit: a session answered at attempt {attempt + 1}; "
+                        f"what the ones that hung printed: {hung}",
+                        stacklevel=2,
                     )
+                Path(log).unlink(missing_ok=True)
                 break
             if getattr(service, "process", None):  # a driver still starting has none yet
                 service.stop()  # the hung session request fails, and the thread ends
             opening.join(10)
+            hung.append(Path(log).read_text("utf-8", "replace")[-600:])
+            Path(log).unlink(missing_ok=True)
         if driver is None:
             last = f"; the last attempt: {failed[-1]!r}" if failed else ""
             raise RuntimeError(
-                f"webkit: {WEBKIT_DRIVER} no session in {STARTUP:.0f} s, {ATTEMPTS} times{last}"
+                f"webkit: {WEBKIT_DRIVER} no session in {STARTUP:.0f} s, {ATTEMPTS} times{last};"
+                f" what they printed: {hung}"
             )
         driver.set_script_timeout(SLICE + 30)
         driver.set_page_load_timeout(120)

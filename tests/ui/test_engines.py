@@ -27,6 +27,7 @@ and records it.
 import contextlib
 import http.server
 import os
+import re
 import socket
 import threading
 import urllib.request
@@ -725,19 +726,24 @@ def test_a_missing_engine_fails_and_says_what_to_install(monkeypatch, name, attr
 def test_a_webkit_that_never_opens_a_session_fails_naming_the_last_attempt(monkeypatch, tmp_path):
     """A browser that never answers the driver: each attempt's session request is cut
     when its time is up, and the failure says how many attempts were made and what the
-    last one met (no thread dies with a traceback: -W error turns that into a failure)."""
+    last one met, with what each hung start printed (no thread dies with a traceback:
+    -W error turns that into a failure)."""
     from tests.support import engines
 
     if not Path(engines.WEBKIT_DRIVER).exists():
         pytest.skip("WebKit is not installed here (./dev setup-system)")
     silent = tmp_path / "MiniBrowser"
-    silent.write_text("#!/bin/sh\nexec sleep 30\n")
+    silent.write_text("#!/bin/sh\necho 'stuck: attempt' $$ >&2\nexec sleep 30\n")
     silent.chmod(0o755)
     monkeypatch.setattr(engines, "MINIBROWSER", str(silent))
     monkeypatch.setattr(engines, "STARTUP", 2.0)
     monkeypatch.setattr(engines, "ATTEMPTS", 2)
-    with pytest.raises(RuntimeError, match=r"no session in 2 s, 2 times; the last attempt: \w+"):
+    with pytest.raises(
+        RuntimeError, match=r"no session in 2 s, 2 times; the last attempt: \w+"
+    ) as e:
         start("webkit")
+    printed = re.findall(r"stuck: attempt \d+", str(e.value))
+    assert len(set(printed)) == 2, str(e.value)
 
 
 class Landing:
