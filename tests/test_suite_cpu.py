@@ -1,0 +1,57 @@
+"""benchmarks/suite_cpu.py follows a command's processes, an orphaned one too, and
+adds each one's CPU to its kind: checked against the CPU a child measured itself."""
+
+import os
+import subprocess
+import sys
+import time
+
+from benchmarks.suite_cpu import TICK, Follower, kind
+
+# A shell starts a Python that spins for a CPU-second and writes its own process_time,
+# and the shell ends at once: the Python is handed to init, and must still be followed.
+# It then sleeps until the test has read /proc once more (the file "ack"), so that read
+# has seen all of its spin.
+CHILD = (
+    "import os, sys, time\n"
+    "start = time.process_time()\n"
+    "while time.process_time() - start < 1.0: pass\n"
+    "open(sys.argv[1] + '.tmp', 'w').write(str(time.process_time()))\n"
+    "os.rename(sys.argv[1] + '.tmp', sys.argv[1])\n"
+    "while not os.path.exists(sys.argv[1] + '.ack'): time.sleep(0.01)\n"
+)
+
+
+def test_an_orphaned_child_s_cpu_is_counted_under_its_kind(tmp_path):
+    out = tmp_path / "cpu"
+    shell = subprocess.Popen(
+        ["sh", "-c", f'"{sys.executable}" -c "$0" "$1" & sleep 0.3', CHILD, str(out)]
+    )
+    follower = Follower(shell.pid)
+    deadline = time.monotonic() + 120
+    while not out.exists():  # the child says when it has spun
+        assert time.monotonic() < deadline, "the child never finished"
+        follower.read()
+        time.sleep(0.05)
+    follower.read()  # the child is asleep now: this read holds all of its spin
+    (tmp_path / "cpu.ack").touch()
+    shell.wait()
+    spent = float(out.read_text())
+    python = follower.by_kind["python: other"] / TICK
+    # /proc counts in ticks; the child's start-up and its short sleeps add a little.
+    assert spent - 2 / TICK <= python <= spent + 0.2, (python, spent, dict(follower.by_kind))
+    assert follower.by_kind["python: pytest"] == 0
+
+
+def test_kinds_are_named_from_the_executable_and_the_command_line(tmp_path):
+    mine = kind(os.getpid())
+    assert mine == "python: pytest", mine  # this test runs under pytest
+    path_only = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(30)", str(tmp_path / "pytest-of-x")]
+    )
+    try:
+        assert kind(path_only.pid) == "python: other"  # "pytest" in a path is not pytest
+    finally:
+        path_only.kill()
+        path_only.wait()
+    assert kind(2**22 + 7) == "gone before it was named"
