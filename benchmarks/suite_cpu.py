@@ -121,7 +121,10 @@ def measure(args) -> dict:
     if not args.command:
         sys.exit("benchmarks.suite_cpu: give the command after --, e.g. -- ./dev test --fast")
     busy_before, started = busy_ticks(), time.monotonic()
-    command = subprocess.Popen(args.command, cwd=args.cwd)
+    try:
+        command = subprocess.Popen(args.command, cwd=args.cwd)
+    except OSError as error:  # no such program, or not runnable, or no such --cwd
+        sys.exit(f"benchmarks.suite_cpu: cannot run {args.command[0]!r} in {args.cwd}: {error}")
     follower = Follower(command.pid)
     while command.poll() is None:
         follower.read()

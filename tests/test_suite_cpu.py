@@ -1,12 +1,15 @@
 """benchmarks/suite_cpu.py follows a command's processes, an orphaned one too, and
 adds each one's CPU to its kind: checked against the CPU a child measured itself."""
 
+import argparse
 import os
 import subprocess
 import sys
 import time
 
-from benchmarks.suite_cpu import TICK, Follower, kind
+import pytest
+
+from benchmarks.suite_cpu import TICK, Follower, kind, measure
 
 # A shell starts a Python that spins for a CPU-second and writes its own process_time,
 # and the shell ends at once: the Python is handed to init, and must still be followed.
@@ -55,3 +58,14 @@ def test_kinds_are_named_from_the_executable_and_the_command_line(tmp_path):
         path_only.kill()
         path_only.wait()
     assert kind(2**22 + 7) == "gone before it was named"
+
+
+def test_a_command_that_cannot_run_is_named(tmp_path):
+    for command, cwd, said in [
+        (["no-such-command-here"], tmp_path, "cannot run 'no-such-command-here'"),
+        (["ls"], tmp_path / "missing", f"in {tmp_path / 'missing'}"),
+        ([], tmp_path, "give the command after --"),
+    ]:
+        with pytest.raises(SystemExit) as stop:
+            measure(argparse.Namespace(command=command, cwd=cwd, every=1.0))
+        assert said in str(stop.value), stop.value
