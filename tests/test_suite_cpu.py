@@ -11,34 +11,46 @@ import pytest
 
 from benchmarks.suite_cpu import TICK, Follower, kind, measure
 
-# A shell starts a Python that spins for a CPU-second and writes its own process_time,
-# and the shell ends at once: the Python is handed to init, and must still be followed.
-# It then sleeps until the test has read /proc once more (the file "ack"), so that read
-# has seen all of its spin.
+# A shell starts a Python and waits for "go"; the test reads /proc once (so it knows both),
+# then lets the shell end: the Python is handed to init, and only then spins for a
+# CPU-second ("spin"), writes its own process_time, and sleeps until the test has read
+# /proc once more ("ack"). Every step waits on a file, never on a time.
 CHILD = (
     "import os, sys, time\n"
+    "base = sys.argv[1]\n"
+    "open(base + '.started', 'w').close()\n"
+    "while not os.path.exists(base + '.spin'): time.sleep(0.01)\n"
     "start = time.process_time()\n"
     "while time.process_time() - start < 1.0: pass\n"
-    "open(sys.argv[1] + '.tmp', 'w').write(str(time.process_time()))\n"
-    "os.rename(sys.argv[1] + '.tmp', sys.argv[1])\n"
-    "while not os.path.exists(sys.argv[1] + '.ack'): time.sleep(0.01)\n"
+    "open(base + '.tmp', 'w').write(str(time.process_time()))\n"
+    "os.rename(base + '.tmp', base)\n"
+    "while not os.path.exists(base + '.ack'): time.sleep(0.01)\n"
 )
+
+
+def wait_for(path, follower=None):
+    deadline = time.monotonic() + 300
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path.name} never came"
+        if follower:
+            follower.read()
+        time.sleep(0.05)
 
 
 def test_an_orphaned_child_s_cpu_is_counted_under_its_kind(tmp_path):
     out = tmp_path / "cpu"
-    shell = subprocess.Popen(
-        ["sh", "-c", f'"{sys.executable}" -c "$0" "$1" & sleep 0.3', CHILD, str(out)]
-    )
+    go = tmp_path / "cpu.go"
+    script = f'"{sys.executable}" -c "$0" "$1" & while [ ! -e "$1.go" ]; do sleep 0.01; done'
+    shell = subprocess.Popen(["sh", "-c", script, CHILD, str(out)])
     follower = Follower(shell.pid)
-    deadline = time.monotonic() + 120
-    while not out.exists():  # the child says when it has spun
-        assert time.monotonic() < deadline, "the child never finished"
-        follower.read()
-        time.sleep(0.05)
+    wait_for(tmp_path / "cpu.started")
+    follower.read()  # the shell and its child, both known
+    go.touch()
+    shell.wait()  # the child is an orphan now
+    (tmp_path / "cpu.spin").touch()
+    wait_for(out, follower)  # the child says when it has spun
     follower.read()  # the child is asleep now: this read holds all of its spin
     (tmp_path / "cpu.ack").touch()
-    shell.wait()
     spent = float(out.read_text())
     python = follower.by_kind["python: other"] / TICK
     # /proc counts in ticks; the child's start-up and its short sleeps add a little.
