@@ -40,6 +40,8 @@ USED_IN = {
     "_simple_id": ["export/prerender.py:internals.restart_model_ids()"],
     "_simple_id_lock": ["export/prerender.py:internals.restart_model_ids()"],
     "__init__": ["serve.py:write_dev_entries", "compose/devloop.py:ANY_ROUTE = "],
+    "LOCAL_DIST": ["compose/views.py:internals.serve_stylesheets_locally("],
+    "_template_variables": ["compose/views.py:internals.serve_stylesheets_locally("],
 }
 
 
@@ -56,12 +58,17 @@ def defined(module: str, owner: str, attribute: str) -> bool:
             scope = cls.body
         return any(getattr(node, "name", None) == attribute for node in scope)
     found = getattr(target, owner) if owner else target
-    if isinstance(found, type) and attribute in _INSTANCE_ATTRIBUTES.get(found.__name__, ()):
-        return attribute in vars(_a_bokeh_plot())  # set by __init__, not on the class
+    if isinstance(found, type) and found.__name__ in _INSTANCE_ATTRIBUTES:
+        names, make = _INSTANCE_ATTRIBUTES[found.__name__]
+        if attribute in names:
+            return attribute in vars(make())  # set by __init__, not on the class
     return hasattr(found, attribute)
 
 
-_INSTANCE_ATTRIBUTES = {"BokehPlot": ("handles",)}
+def _a_document():
+    from bokeh.document import Document
+
+    return Document()
 
 
 def _a_bokeh_plot():
@@ -70,6 +77,13 @@ def _a_bokeh_plot():
 
     hv.extension("bokeh", logo=False)
     return hv.renderer("bokeh").get_plot(hv.Curve([1, 2]))
+
+
+# Attributes an instance gets in __init__, and how to make one to look at.
+_INSTANCE_ATTRIBUTES = {
+    "BokehPlot": (("handles",), _a_bokeh_plot),
+    "Document": (("_template_variables",), _a_document),
+}
 
 
 def uses(where: str) -> bool:
@@ -107,6 +121,29 @@ def test_model_ids_restart_from_bokehs_first_id():
     make_id(), make_id()
     internals.restart_model_ids()
     assert make_id() == fresh == f"p{internals.BOKEH_FIRST_ID + 1}"
+
+
+def test_a_document_panel_renders_takes_its_stylesheets_from_the_server_once_told():
+    """The seam does what servable relies on: Panel reads ``dist_url`` from the document
+    as it makes a model. Without it (a session no page was rendered for) the model's
+    stylesheets are cdn.holoviz.org's."""
+    import panel as pn
+    from bokeh.document import Document
+    from bokeh.models import ImportedStyleSheet
+    from panel.io.resources import CDN_DIST, LOCAL_DIST
+
+    def urls(told: bool) -> list[str]:
+        doc = Document()
+        if told:
+            internals.serve_stylesheets_locally(doc)
+        root = pn.Row(pn.widgets.Button(label="go")).get_root(doc)
+        sheets = root.select({"type": ImportedStyleSheet})
+        return sorted({str(sheet.url) for sheet in sheets})
+
+    untold, told = urls(False), urls(True)
+    assert untold and all(url.startswith(CDN_DIST) for url in untold), untold
+    assert told and all(url.startswith(LOCAL_DIST) for url in told), told
+    assert len(told) == len(untold)
 
 
 def test_debounce_is_set_through_the_declared_name():

@@ -51,6 +51,30 @@ def send_frames_at_once() -> None:
     WSHandler.open = open
 
 
+# Panel writes where a served page's stylesheets live (its LOCAL_DIST, under the
+# server's prefix) into the document's ``_template_variables["dist_url"]`` only as it
+# renders the session's HTML page (``server_html_page_for_session``), and rewrites
+# the models made before then. A session that Bokeh's server makes when a page's
+# websocket arrives after its own session was discarded (a browser slower to connect
+# than --unused-session-lifetime, 15 s by default) never has a page rendered: each of
+# its models then linked Panel's CSS from cdn.holoviz.org, which an offline or
+# firewalled reader cannot reach, and which no posviz page should ask for. Used by
+# compose/views.py (servable), before any model is made.
+SERVER_DIST_URL = [
+    ("panel.io.resources", "", "LOCAL_DIST"),
+    ("bokeh.document.document", "Document", "_template_variables"),
+]
+
+
+def serve_stylesheets_locally(doc) -> None:
+    """Make ``doc``'s models link Panel's stylesheets from this server, page or none."""
+    from panel.io.resources import LOCAL_DIST
+    from panel.io.state import state
+
+    local = f"{state.rel_path}/{LOCAL_DIST}" if state.rel_path else LOCAL_DIST
+    doc._template_variables.setdefault("dist_url", local)
+
+
 # The static site's worker (export/worker.js; its Python half is
 # posviz/runtime/documents.py) keeps each page's Bokeh document in step with Python as
 # ``panel convert``'s own worker does, through these two functions: ``panel
@@ -369,4 +393,5 @@ def python_internals() -> list[tuple[str, str, str]]:
         *[(plot_module, plot_class, n) for n in plot_names],
         *DATATYPES,
         *WORKER_SESSION,
+        *SERVER_DIST_URL,
     ]

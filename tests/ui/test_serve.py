@@ -1,8 +1,12 @@
 """`posviz serve` as a reader meets it, in headless Chromium."""
 
+import re
+import time
+
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.browser import free_port, posviz_server
 from tests.support.pages import (
     fingerprint,
     press_on_slider,
@@ -120,3 +124,46 @@ def test_schemes_are_named_buttons_and_links_name_them(served, page, blocked):
     page.wait_for_function("() => window.location.search.includes('scheme=block-2d')")
     page.get_by_text("scheme 2D block · query at row 8").filter(visible=True).wait_for()
     assert blocked == [] and page.errors == []
+
+
+def test_a_page_whose_session_was_discarded_before_it_connected_still_styles_from_the_server(
+    page, blocked, tmp_path
+):
+    """A browser that connects after the server has discarded its page's session (Bokeh's
+    --unused-session-lifetime, 15 s by default: a slow phone or link, a loaded machine)
+    gets a session made when its websocket arrives. No HTML page was rendered for that
+    one, and Panel writes where its stylesheets are served only then: before
+    ``internals.serve_stylesheets_locally``, each of its models linked Panel's CSS from
+    cdn.holoviz.org (CI, stop 43: 79 refused requests on figure-4121).
+
+    Here sessions unused for 1 ms are discarded, checked every 100 ms, and the page's
+    websocket is held until the server has logged discarding the page's session."""
+    log = tmp_path / "serve.log"
+    port = free_port()
+    lifetime = ["--unused-session-lifetime", "1", "--check-unused-sessions", "100"]
+
+    def discarded(count: int) -> None:
+        deadline = time.monotonic() + 60
+        while log.read_text("utf-8").count("Discarding session") < count:
+            assert time.monotonic() < deadline, f"the server discarded fewer than {count} sessions"
+            time.sleep(0.1)
+
+    with posviz_server(port, "--", "--log-level", "debug", *lifetime, log=log):
+        discarded(1)  # the session of the request that saw the server up
+        page.route_web_socket(re.compile(r".*/figure-4121/ws$"), held_until(discarded, 2))
+        page.goto(f"http://127.0.0.1:{port}/figure-4121")
+        before = wait_for_plot(page, "posviz-4121-layers1", timeout=120_000)
+        press_on_slider(page, 0, 0)
+        wait_for_change(page, "posviz-4121-layers1", before)  # the new session answers
+        assert blocked == [] and page.errors == []
+        assert log.read_text("utf-8").count("Discarding session") == 2  # the new one is in use
+
+
+def held_until(discarded, count: int):
+    """A websocket route that connects to the server once ``count`` sessions are gone."""
+
+    def hold(socket):
+        discarded(count)
+        socket.connect_to_server()
+
+    return hold

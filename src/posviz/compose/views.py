@@ -252,6 +252,8 @@ def servable(name: str, dev: dict | None = None):
         numpy_only()  # the export's process is all posviz; keeps pandas out of the browser
     else:
         internals.send_frames_at_once()
+        if pn.state.curdoc is not None:
+            internals.serve_stylesheets_locally(pn.state.curdoc)
     kind, summary = "error", ""
     try:
         shown, route = view(name)
