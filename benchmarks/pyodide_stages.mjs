@@ -14,7 +14,9 @@ import path from "node:path";
 const siteDir = path.resolve(process.argv[2]);
 const routes = (process.argv[3] || "topic-positional-encoding").split(",");
 const src = fs.readFileSync(`${siteDir}/posviz-worker.js`, "utf8");
-const site = JSON.parse(src.slice(src.indexOf("const SITE = ") + 13, src.indexOf(";\nconst SHARED")));
+// The build writes SITE as indented JSON: it ends at the first line that is "};".
+const siteStart = src.indexOf("const SITE = ") + 13;
+const site = JSON.parse(src.slice(siteStart, src.indexOf("\n};", siteStart) + 2));
 // The site ships pyodide.js, not the ES module (its worker runs it with importScripts).
 const { loadPyodide } = createRequire(import.meta.url)(`${siteDir}/pyodide/pyodide.js`);
 const T = {};

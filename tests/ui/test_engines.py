@@ -30,6 +30,7 @@ import os
 import re
 import socket
 import threading
+import time
 import urllib.request
 import warnings
 from pathlib import Path
@@ -609,6 +610,18 @@ WORKER_ANSWERS_JS = """() => new Promise((resolve) => {
 })"""
 
 
+# A file fetched from the page: "answered" if it came, else why not. With the server
+# gone, only the service worker can answer it.
+FETCHED_JS = """async (path) => {
+  try {
+    const response = await fetch(path, {cache: "no-store"});
+    return response.ok ? "answered" : `HTTP ${response.status}`;
+  } catch (error) {
+    return `no answer (${error.message}): the browser sent it to the network`;
+  }
+}"""
+
+
 def available() -> str:
     """What WebKit's memory monitor would read now (it is off in the tests: see
     ``engines.WEBKIT_ENV``), with the machine's MemAvailable, for a fallback's warning."""
@@ -618,19 +631,20 @@ def available() -> str:
 
 def offline_goto(page, url: str, witness) -> dict:
     """Load ``url`` with the server gone, once the site's service worker answers
-    ``witness`` (another page it controls). WebKit takes a navigation to the network
-    when the worker cannot take it at that moment (WebSWServerConnection::startFetch:
-    a worker being stopped, or one that failed to run); here the network refuses, and
-    the page is about:blank and not controlled. That happened in CI's runs of stops 42
-    and 45 and in a full run here in stop 41, never alone. Then the worker is asked
-    again, and the page loaded once more: a second fallback fails the test, with both
-    landings."""
-    landings = []
+    ``witness`` (another page it controls). A load the browser sent to the network
+    lands on about:blank, not controlled. Then ``witness`` fetches the page's file: if
+    that goes to the network too, the browser hands the worker no fetch any more
+    (FetchesSkipWorker: see ``offline_in_a_fresh_browser``). Else the load is tried
+    once more (WebKit also sends a navigation to the network when its worker is being
+    stopped at that moment: WebSWServerConnection::startFetch), and a second fallback
+    fails the test, with both landings."""
+    landings = []  # each with the seconds its load took: WebKit gives a worker 70 s
     for _ in range(2):
         witness.wait_for(WORKER_ANSWERS_JS, timeout=ANSWER, what="the service worker answers")
+        began = time.monotonic()
         page.goto(url)
         landed = page.evaluate(SHOWING_JS)
-        landings.append(landed)
+        landings.append({**landed, "seconds": round(time.monotonic() - began, 1)})
         if landed["url"] != "about:blank" or landed["controlled"]:
             if len(landings) > 1:  # said in the run's summary: how often, and how much memory
                 warnings.warn(
@@ -638,6 +652,9 @@ def offline_goto(page, url: str, witness) -> dict:
                     stacklevel=2,
                 )
             return landed
+        fetched = witness.evaluate(FETCHED_JS, url)
+        if fetched != "answered":
+            raise FetchesSkipWorker(f"{url} went to the network; fetched by the other: {fetched}")
     raise AssertionError(f"{page.engine.name}: {url} went to the network twice: {landings}")
 
 
@@ -652,15 +669,44 @@ def test_the_topic_and_a_figure_read_and_answer_with_their_server_gone_after_one
     It runs in a browser of the tour's engine started for it, as a reader who comes back
     has no other site open: nothing of the tour's state reaches it (its pages, and in
     WebKit the one service-worker process that all of the tour's loopback origins share).
-    WebKit's offline load went to the network in two CI runs and one full run here, each
-    time at the end of a whole tour; the module on its own never did."""
+    """
     tour.engine.quit()  # the tour's last step: its browser is done with (what it sent, kept)
-    engine = start(tour.engine.name)
-    try:
-        visit_offline(engine, built_site)
-        assert engine.site_blocked() == []
-    finally:
-        engine.quit()
+    offline_in_a_fresh_browser(tour.engine.name, built_site)
+
+
+class FetchesSkipWorker(Exception):
+    """With the server gone, a kept file fetched by a page the service worker controls
+    went to the network: the browser no longer hands that worker any fetch."""
+
+
+def offline_in_a_fresh_browser(name: str, built_site, start=start, visit=None):
+    """``visit_offline`` in a browser of engine ``name`` started for it. WebKit hands a
+    service worker no fetch at all, for as long as the browser runs, once the worker has
+    left one navigation unanswered for its fetch timeout (WebSWServerConnection::
+    startFetch: "DidNotHandle because worker has some timeouts"); the worker still
+    answers messages. Measured with WebKitGTK 2.50.6: a navigation held by the server
+    turned a controlled page's fetches of kept files to the network after 66-71 s, and
+    they stayed there once it was answered. A loaded machine can meet that in the
+    online visit, and so can a reader's; it is WebKit's rule, not posviz's to change.
+    ``offline_goto`` tells it apart from any other fallback (FetchesSkipWorker); then
+    the visit is made once more in a new browser, with a warning. Any other failure,
+    or that one twice, fails the test."""
+    visit = visit or visit_offline
+    skipped = []
+    for _ in range(2 if name == "webkit" else 1):
+        engine = start(name)
+        try:
+            visit(engine, built_site)
+            assert engine.site_blocked() == []
+        except FetchesSkipWorker as error:
+            skipped.append(str(error))
+            continue
+        finally:
+            engine.quit()
+        if skipped:  # said in the run's summary
+            warnings.warn(f"{name}: a new browser was needed: {skipped[0]}", stacklevel=2)
+        return
+    raise AssertionError(f"{name}: in every browser started, {'; '.join(skipped)}")
 
 
 def visit_offline(engine, built_site):
@@ -763,9 +809,13 @@ class Landing:
     def goto(self, url):
         self.shown = self.landings.pop(0)
 
-    def evaluate(self, js):
+    def evaluate(self, js, arg=None):
+        if js == FETCHED_JS:  # a witness: its fetches are answered unless told otherwise
+            return self.fetched
         assert js == SHOWING_JS
         return self.shown
+
+    fetched = "answered"
 
 
 BLANK = {"url": "about:blank", "controlled": False}
@@ -782,6 +832,51 @@ def test_an_offline_load_that_went_to_the_network_is_tried_once_more():
     assert offline_goto(page, KEPT["url"], witness) == KEPT and witness.asked == 1
     with pytest.raises(AssertionError, match="went to the network twice"):
         offline_goto(Landing(BLANK, BLANK, KEPT), KEPT["url"], Landing())
+
+
+def test_a_worker_whose_fetches_go_to_the_network_is_named_not_retried():
+    page, witness = Landing(BLANK, KEPT), Landing()
+    witness.fetched = "no answer (Load failed): the browser sent it to the network"
+    with pytest.raises(FetchesSkipWorker, match="Load failed"):
+        offline_goto(page, KEPT["url"], witness)
+    assert page.landings == [KEPT]  # not loaded again: that browser will not answer
+
+
+class Browsers:
+    """Engines started for a test, each failing its visit as listed (None: it passes)."""
+
+    def __init__(self, *outcomes):
+        self.outcomes = list(outcomes)
+        self.started = self.quit = 0
+
+    def start(self, name):
+        self.started += 1
+        return SimpleNamespace(name=name, site_blocked=list, quit=self.ended)
+
+    def ended(self):
+        self.quit += 1
+
+    def visit(self, engine, built_site):
+        outcome = self.outcomes.pop(0)
+        if outcome is not None:
+            raise outcome
+
+
+def test_only_a_webkit_that_skips_its_worker_gets_a_second_browser():
+    skip = FetchesSkipWorker("topic went to the network")
+    browsers = Browsers(skip, None)
+    with pytest.warns(UserWarning, match="a new browser was needed: topic went"):
+        offline_in_a_fresh_browser("webkit", None, browsers.start, browsers.visit)
+    assert browsers.started == browsers.quit == 2
+    browsers = Browsers(skip, FetchesSkipWorker("again"))
+    with pytest.raises(AssertionError, match="in every browser started, topic went.*; again"):
+        offline_in_a_fresh_browser("webkit", None, browsers.start, browsers.visit)
+    assert browsers.started == browsers.quit == 2
+    for name, outcome in [("chromium", skip), ("webkit", AssertionError("blank twice"))]:
+        browsers = Browsers(outcome, None)
+        with pytest.raises((AssertionError, FetchesSkipWorker)):
+            offline_in_a_fresh_browser(name, None, browsers.start, browsers.visit)
+        assert browsers.started == browsers.quit == 1
 
 
 GIB = 2**30
