@@ -136,11 +136,11 @@ def test_a_page_whose_session_was_discarded_before_it_connected_still_styles_fro
     ``internals.serve_stylesheets_locally``, each of its models linked Panel's CSS from
     cdn.holoviz.org (CI, stop 43: 79 refused requests on figure-4121).
 
-    Here sessions unused for 1 ms are discarded, checked every 100 ms, and the page's
+    Here sessions unused for 1 ms are discarded, checked every 500 ms, and the page's
     websocket is held until the server has logged discarding the page's session."""
     log = tmp_path / "serve.log"
     port = free_port()
-    lifetime = ["--unused-session-lifetime", "1", "--check-unused-sessions", "100"]
+    lifetime = ["--unused-session-lifetime", "1", "--check-unused-sessions", "500"]
 
     def discarded(count: int) -> None:
         deadline = time.monotonic() + 60
