@@ -59,7 +59,7 @@ def send_frames_at_once() -> None:
 # than --unused-session-lifetime, 15 s by default) never has a page rendered: each of
 # its models then linked Panel's CSS from cdn.holoviz.org, which an offline or
 # firewalled reader cannot reach, and which no posviz page should ask for. Used by
-# compose/views.py (servable), before any model is made.
+# compose/views.py (servable), before the page's models are made.
 SERVER_DIST_URL = [
     ("panel.io.resources", "", "LOCAL_DIST"),
     ("bokeh.document.document", "Document", "_template_variables"),

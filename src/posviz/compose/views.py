@@ -252,8 +252,6 @@ def servable(name: str, dev: dict | None = None):
         numpy_only()  # the export's process is all posviz; keeps pandas out of the browser
     else:
         internals.send_frames_at_once()
-        if pn.state.curdoc is not None:
-            internals.serve_stylesheets_locally(pn.state.curdoc)
     kind, summary = "error", ""
     try:
         shown, route = view(name)
@@ -273,6 +271,8 @@ def servable(name: str, dev: dict | None = None):
         from bokeh.models import CustomJS
 
         if not routing.exported():
+            # Before the page's models are made (template.servable, below).
+            internals.serve_stylesheets_locally(pn.state.curdoc)
             pn.state.on_session_destroyed(memory.on_session_destroyed)
             # posviz's own log lines at the level the server logs at (its --log-level,
             # which Bokeh sets on its "bokeh" logger only).
