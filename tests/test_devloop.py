@@ -104,3 +104,17 @@ def test_dev_entries_serve_home_the_gallery_and_every_other_route_by_pattern(tmp
         assert bool(pattern.fullmatch(route.name)) == (route.name not in (HOME, GALLERY))
     for outside in ["posviz-static", "static", "page-", "page-a/b", "ws", "page-A"]:
         assert not pattern.fullmatch(outside)
+
+
+@pytest.mark.parametrize(
+    "path, route",
+    [
+        ("/figure-4121", "figure-4121"),
+        ("/figure-4121/", "figure-4121"),
+        ("/figure-4121/ws", "figure-4121"),  # a session made from a late websocket
+        ("/page-ws", "page-ws"),  # a slug that ends in "ws" is its own route
+        ("/", ""),
+    ],
+)
+def test_a_session_s_route_is_its_page_s_also_when_opened_by_the_websocket(path, route):
+    assert devloop.route_of(path) == route

@@ -126,8 +126,9 @@ def test_schemes_are_named_buttons_and_links_name_them(served, page, blocked):
     assert blocked == [] and page.errors == []
 
 
+@pytest.mark.parametrize("dev", [False, True], ids=["serve", "serve --dev"])
 def test_a_page_whose_session_was_discarded_before_it_connected_still_styles_from_the_server(
-    page, blocked, tmp_path
+    page, blocked, tmp_path, dev
 ):
     """A browser that connects after the server has discarded its page's session (Bokeh's
     --unused-session-lifetime, 15 s by default: a slow phone or link, a loaded machine)
@@ -137,7 +138,9 @@ def test_a_page_whose_session_was_discarded_before_it_connected_still_styles_fro
     cdn.holoviz.org (CI, stop 43: 79 refused requests on figure-4121).
 
     Here sessions unused for 1 ms are discarded, checked every 500 ms, and the page's
-    websocket is held until the server has logged discarding the page's session."""
+    websocket is held until the server has logged discarding the page's session. Under
+    --dev the new session also took its route from the websocket's path, and showed
+    "there is no page at /figure-4121/ws" (``devloop.route_of``)."""
     log = tmp_path / "serve.log"
     port = free_port()
     lifetime = ["--unused-session-lifetime", "1", "--check-unused-sessions", "500"]
@@ -148,11 +151,12 @@ def test_a_page_whose_session_was_discarded_before_it_connected_still_styles_fro
             assert time.monotonic() < deadline, f"the server discarded fewer than {count} sessions"
             time.sleep(0.1)
 
-    with posviz_server(port, "--", "--log-level", "debug", *lifetime, log=log):
+    flags = ["--dev"] if dev else []
+    with posviz_server(port, *flags, "--", "--log-level", "debug", *lifetime, log=log):
         discarded(1)  # the session of the request that saw the server up
         page.route_web_socket(re.compile(r".*/figure-4121/ws$"), held_until(discarded, 2))
         page.goto(f"http://127.0.0.1:{port}/figure-4121")
-        before = wait_for_plot(page, "posviz-4121-layers1", timeout=120_000)
+        before = wait_for_plot(page, "posviz-4121-layers1", timeout=60_000)
         press_on_slider(page, 0, 0)
         wait_for_change(page, "posviz-4121-layers1", before)  # the new session answers
         assert blocked == [] and page.errors == []

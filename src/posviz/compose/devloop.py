@@ -381,10 +381,21 @@ def library():
 
 
 def requested_route() -> str:
-    """The route a session was opened at: its URL path, without the slash."""
+    """The route a session was opened at (see ``route_of``)."""
     import panel as pn
 
-    return pn.state.curdoc.session_context.request.path.strip("/")
+    return route_of(pn.state.curdoc.session_context.request.path)
+
+
+def route_of(path: str) -> str:
+    """The route of a session's request path: the page's URL path without its slashes.
+
+    A session Bokeh makes when a page's websocket comes after the page's own session
+    was discarded (a browser slower than --unused-session-lifetime) is opened at the
+    websocket's path, the page's path with Bokeh's "/ws" after it.
+    """
+    route = path.strip("/")
+    return route.removesuffix("/ws")
 
 
 def keep_fresh(state: Path) -> None:
