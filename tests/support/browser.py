@@ -6,6 +6,16 @@ Two walls keep pages offline. Playwright's routing aborts and records every
 request of a page or dedicated worker that leaves loopback; it does not see a
 SharedWorker's requests, so Chromium also gets a proxy that does not exist for
 every host but loopback: anything else fails at once.
+
+Two builds of Debian's Chromium 156, one engine (the same Blink and V8):
+- ``CHROMIUM``, the browser readers run (``chromium``, in its headless mode). The
+  benchmarks measure in it, and so do the tests of what lives in Chrome's browser
+  layer rather than in the engine: storage partitioning and third-party storage
+  rules (test_embed_cross_site), and the reader's offline copy (test_offline).
+- ``CHROMIUM_SHELL``, Chromium's headless shell (``chromium-headless-shell``), for
+  every other browser test: it draws and runs the same pages with about 40 % of the
+  CPU (tests/ui/test_layout.py: 77 CPU-s of Chromium → 31). A module asks for the
+  reader's build by setting ``READERS_CHROMIUM = True``.
 """
 
 import functools
@@ -21,6 +31,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_SHELL = "/usr/bin/chromium-headless-shell"
 LOOPBACK = {"127.0.0.1", "localhost", "[::1]", "::1"}
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -131,11 +142,12 @@ class Held:
         return self.server.__exit__(*exc)
 
 
-def launch(playwright):
-    """Debian's Chromium, headless, behind the dead proxy."""
-    if not Path(CHROMIUM).exists():
-        raise RuntimeError(f"{CHROMIUM} is missing: install Debian's chromium (./dev test does)")
-    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+def launch(playwright, executable: str = CHROMIUM):
+    """Debian's Chromium (or ``CHROMIUM_SHELL``), headless, behind the dead proxy."""
+    if not Path(executable).exists():
+        package = Path(executable).name
+        raise RuntimeError(f"{executable} is missing: install Debian's {package} (./dev test does)")
+    return playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
 
 
 @contextmanager

@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 from tests.support.browser import (  # noqa: F401  (kept importable from here)
     CHROMIUM,
     CHROMIUM_ARGS,
+    CHROMIUM_SHELL,
     EXPECT,
     LOOPBACK,
     free_port,
@@ -36,16 +37,40 @@ expect.set_options(timeout=EXPECT)  # an idle machine's 5 s is too short for a l
 
 
 @pytest.fixture(scope="session")
-def browser():
+def playwright():
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        try:
-            launched = launch(playwright)
-        except RuntimeError as error:
-            pytest.fail(str(error))
-        yield launched
-        launched.close()
+    with sync_playwright() as started:
+        yield started
+
+
+def launched(playwright, executable: str):
+    try:
+        opened = launch(playwright, executable)
+    except RuntimeError as error:
+        pytest.fail(str(error))
+    yield opened
+    opened.close()
+
+
+@pytest.fixture(scope="session")
+def shell_browser(playwright):
+    """Chromium's headless shell: the engine readers run, for less CPU (support/browser.py)."""
+    yield from launched(playwright, CHROMIUM_SHELL)
+
+
+@pytest.fixture(scope="session")
+def readers_browser(playwright):
+    """The Chromium readers run, in its headless mode."""
+    yield from launched(playwright, CHROMIUM)
+
+
+@pytest.fixture(scope="module")
+def browser(request):
+    """The module's Chromium: the headless shell, or the readers' build for a module
+    that sets ``READERS_CHROMIUM = True`` (what lives in Chrome's browser layer)."""
+    readers = getattr(request.module, "READERS_CHROMIUM", False)
+    return request.getfixturevalue("readers_browser" if readers else "shell_browser")
 
 
 @pytest.fixture

@@ -31,6 +31,9 @@ from tests.support.pages import (
 )
 
 pytestmark = pytest.mark.browser
+# Third-party storage rules and storage partitioning live in Chrome's browser layer,
+# which Chromium's headless shell leaves out (there every frame keeps its storage).
+READERS_CHROMIUM = True
 LIVE = 120_000
 BARS = "posviz-96-bars"
 HANDS = "posviz-710-hands"

@@ -27,6 +27,9 @@ from tests.support.pages import (
 )
 
 pytestmark = pytest.mark.browser
+# The reader's offline copy (service worker, Cache Storage, persistence) is checked
+# in the Chromium readers run, not only in its engine (support/browser.py).
+READERS_CHROMIUM = True
 LIVE = 120_000
 KEPT = 60_000  # the service worker copies ~30 MB from loopback (or the HTTP cache)
 TOPIC = "topic-positional-encoding.html"
