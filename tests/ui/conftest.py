@@ -24,6 +24,7 @@ from tests.support.browser import (  # noqa: F401  (kept importable from here)
 )
 from tests.support.pages import (  # noqa: F401  (kept importable from here)
     FINGERPRINT_JS,
+    LIVE,
     Blocked,
     fingerprint,
     new_page,
@@ -96,6 +97,29 @@ def static_site(built_site):
     """The built export on a loopback port, for the whole module."""
     with static_server(built_site) as url:
         yield url
+
+
+@pytest.fixture(scope="module")
+def reader(browser, static_site):
+    """One reader's profile on the export, with Python already running, and what it
+    tried to fetch outside: ``(context, blocked)``.
+
+    Its first page (the home page) starts Python and stays open, so a page the test
+    opens in the context joins that runtime as a reader's next tab does
+    (test_runtime.py checks the join): it goes live without a cold start of its own.
+    For what a page does once live; how a page starts Python is tested cold.
+    """
+    blocked = Blocked()
+    context = sealed_context(browser, blocked)
+    first = new_page(context)
+    first.goto(f"{static_site}/index.html")
+    first.wait_for_function("() => document.body.dataset.posviz !== 'loading'", timeout=LIVE)
+    state = first.evaluate("document.body.dataset.posviz")
+    assert state == "live", (
+        f"the reader's first page is {state}: " + first.locator(".posviz-status").inner_text()
+    )
+    yield context, blocked
+    context.close()
 
 
 @pytest.fixture

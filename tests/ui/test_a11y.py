@@ -4,19 +4,13 @@ axe-core comes from PyPI's axe-playwright-python (a test dependency; nothing of
 it is shipped in the site) and is injected into each page by Playwright.
 """
 
-import functools
-import http.server
-import threading
-
 import pytest
 from playwright.sync_api import expect
 
 from posviz.compose.routes import routes
 from posviz.content import load
 from posviz.styles import DARK
-from tests.support.browser import sealed_context
 from tests.support.pages import (
-    Blocked,
     axe_serious,
     deep_focus,
     fingerprint,
@@ -212,46 +206,17 @@ def test_dark_scheme_colours_the_page_and_the_plots(served, page):
 # --- the static export ------------------------------------------------------------
 
 
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture(scope="module")
-def site_url(built_site):
-    handler = functools.partial(QuietHandler, directory=str(built_site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-
-
 LIVE_JS = "() => document.body.dataset.posviz !== 'loading'"
 
 
-@pytest.fixture(scope="module")
-def reader(browser, site_url):
-    """One reader's profile for the export's audits, and what it tried to fetch outside.
-
-    Its first page starts Python and stays open, so each audited page joins that
-    runtime as a reader's next tab does (tests/ui/test_runtime.py checks the join):
-    an audit waits for its page to go live, not for a cold start of its own.
-    """
-    blocked = Blocked()
-    context = sealed_context(browser, blocked)
-    first = new_page(context)
-    first.goto(f"{site_url}/index.html")
-    first.wait_for_function(LIVE_JS, timeout=120_000)
-    yield context, blocked
-    context.close()
-
-
 @pytest.mark.parametrize("name", ONE_PER_KIND)
-def test_no_serious_axe_violations_in_the_export(site_url, reader, name):
+def test_no_serious_axe_violations_in_the_export(static_site, reader, name):
+    """Each page joins the reader's runtime (conftest's ``reader``): it goes live as a
+    reader's next tab does, without a cold start of its own."""
     context, blocked = reader
     page = new_page(context)
     try:
-        page.goto(f"{site_url}/{name}.html")
+        page.goto(f"{static_site}/{name}.html")
         page.wait_for_function(LIVE_JS, timeout=120_000)
         assert page.evaluate("document.body.dataset.posviz") == "live"
         settle(page, "load")

@@ -7,6 +7,7 @@ from tests.support.pages import (  # noqa: F401  (open_live: kept importable fro
     FINGERPRINT_JS,
     LIVE,
     figure_card,
+    new_page,
     open_live,
     press_on_slider,
     slider_title,
@@ -53,8 +54,20 @@ def test_topic_page_goes_live_offline_and_every_figure_answers(static_site, page
     assert page.errors == []
 
 
+@pytest.fixture
+def joined(reader):
+    """A new tab of the reader whose Python is running (conftest's ``reader``), and
+    what the profile tried to fetch outside; the tab goes live by joining that runtime
+    (the topic's test above, and test_runtime.py, go live cold)."""
+    context, blocked = reader
+    tab = new_page(context)
+    yield tab, blocked
+    tab.close()
+
+
 @pytest.mark.parametrize("figure_id", list(PLOTS))
-def test_every_figure_view_goes_live_offline(static_site, page, blocked, figure_id):
+def test_every_figure_view_goes_live_offline(static_site, joined, figure_id):
+    page, blocked = joined
     open_live(page, f"{static_site}/figure-{figure_id}.html")
     before = wait_for_plot(page, PLOTS[figure_id])
     press_on_slider(page, 0, 0)
@@ -65,7 +78,8 @@ def test_every_figure_view_goes_live_offline(static_site, page, blocked, figure_
     assert blocked == [], blocked
 
 
-def test_deep_link_sets_a_slider_in_the_export(static_site, page, blocked):
+def test_deep_link_sets_a_slider_in_the_export(static_site, joined):
+    page, blocked = joined
     open_live(page, f"{static_site}/figure-710.html?pos=30")
     page.locator(".bk-slider-title", has_text="pos: 30").wait_for(timeout=15_000)
     assert slider_title(page, 0, 0) == "pos: 30"
