@@ -123,6 +123,16 @@ def reader(browser, static_site):
 
 
 @pytest.fixture
+def joined(reader):
+    """``(tab, blocked)``: a new tab of the module's ``reader``, whose Python is running;
+    the tab goes live by joining that runtime."""
+    context, blocked = reader
+    tab = new_page(context)
+    yield tab, blocked
+    tab.close()
+
+
+@pytest.fixture
 def serve_copy(built_site):
     """The export on a new loopback port (a new origin) each call, files withheld or changed.
 

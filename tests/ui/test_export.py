@@ -7,7 +7,6 @@ from tests.support.pages import (  # noqa: F401  (open_live: kept importable fro
     FINGERPRINT_JS,
     LIVE,
     figure_card,
-    new_page,
     open_live,
     press_on_slider,
     slider_title,
@@ -52,17 +51,6 @@ def test_topic_page_goes_live_offline_and_every_figure_answers(static_site, page
         wait_for_change(page, plot, before)  # fails, with a timeout, if it never redraws
     assert blocked == [], blocked
     assert page.errors == []
-
-
-@pytest.fixture
-def joined(reader):
-    """A new tab of the reader whose Python is running (conftest's ``reader``), and
-    what the profile tried to fetch outside; the tab goes live by joining that runtime
-    (the topic's test above, and test_runtime.py, go live cold)."""
-    context, blocked = reader
-    tab = new_page(context)
-    yield tab, blocked
-    tab.close()
 
 
 @pytest.mark.parametrize("figure_id", list(PLOTS))
