@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from benchmarks.suite_cpu import TICK, Follower, kind, measure
+from benchmarks.suite_cpu import TICK, Follower, kind, measure, what
 
 # A shell starts a Python and waits for "go"; the test reads /proc once (so it knows both),
 # then lets the shell end: the Python is handed to init, and only then spins for a
@@ -56,6 +56,8 @@ def test_an_orphaned_child_s_cpu_is_counted_under_its_kind(tmp_path):
     # /proc counts in ticks; the child's start-up and its short sleeps add a little.
     assert spent - 2 / TICK <= python <= spent + 0.2, (python, spent, dict(follower.by_kind))
     assert follower.by_kind["python: pytest"] == 0
+    # The breakdown by program holds the same ticks, under the child's program.
+    assert follower.by_program[("python: other", "-c")] == follower.by_kind["python: other"]
 
 
 def test_kinds_are_named_from_the_executable_and_the_command_line(tmp_path):
@@ -81,3 +83,24 @@ def test_a_command_that_cannot_run_is_named(tmp_path):
         with pytest.raises(SystemExit) as stop:
             measure(argparse.Namespace(command=command, cwd=cwd, every=1.0))
         assert said in str(stop.value), stop.value
+
+
+def test_a_python_program_is_named_by_its_module_script_or_code(tmp_path):
+    cases = [
+        ([sys.executable, "-u", "-m", "http.server", "0", "--bind", "127.0.0.1"], "http.server 0"),
+        ([sys.executable, "-c", "import time; time.sleep(30)"], "-c"),
+        ([sys.executable, str(tmp_path / "tool.py"), "serve", "x"], "tool.py serve"),
+    ]
+    (tmp_path / "tool.py").write_text("import time\ntime.sleep(30)\n")
+    for argv, expected in cases:
+        process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 60
+            while (named := what(process.pid)) is None:  # exec'ing: no command line yet
+                assert time.monotonic() < deadline, f"{argv} never had a command line"
+                time.sleep(0.01)
+            assert named == expected, argv
+        finally:
+            process.kill()
+            process.wait()
+    assert what(2**22 + 7) == "gone before it was named"
