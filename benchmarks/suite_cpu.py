@@ -75,7 +75,8 @@ def kind(pid: int) -> str:
 def what(pid: int) -> str | None:
     """A Python process's program, for the breakdown of the Python kinds: ``-m NAME``
     and its first word (``posviz.cli serve``), a script's or console script's name and
-    its first word (``sphinx-build -q``), or ``-c`` for code on the command line.
+    its first word (``sphinx-build -q``), or ``-c`` for code on the command line; a
+    first word that is a path is left out (``posviz.export.prerender``).
 
     None while the process has no command line yet: /proc gives an empty one for a
     moment while a process execs (measured: 5 of 200 reads right after Popen returned).
@@ -94,9 +95,10 @@ def what(pid: int) -> str | None:
         return "python"
     if words[0] == "-c":
         return "-c"
-    if words[0] == "-m":
-        return " ".join(words[1:3])
-    return " ".join([Path(words[0]).name, *words[1:2]])
+    program = words[1] if words[0] == "-m" else Path(words[0]).name
+    after = words[2:3] if words[0] == "-m" else words[1:2]
+    # A path as the first word (a build's own folder) would make each run a program of its own.
+    return " ".join([program, *(word for word in after if "/" not in word)])
 
 
 def busy_ticks() -> int:
