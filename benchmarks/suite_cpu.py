@@ -90,7 +90,8 @@ def what(pid: int) -> str | None:
     argv = raw.decode("utf-8", "replace").split("\0")
     words = [word for word in argv[1:] if word]
     while words and words[0].startswith("-") and words[0] not in ("-m", "-c"):
-        words.pop(0)  # interpreter options (-u, -I, -X ...)
+        # Interpreter options (-u, -I ...), and the value of those that take one.
+        words = words[2:] if words[0] in ("-W", "-X", "--check-hash-based-pycs") else words[1:]
     if not words:
         return "python"
     if words[0] == "-c":

@@ -93,6 +93,18 @@ def test_a_python_program_is_named_by_its_module_script_or_code(tmp_path):
     cases = [
         ([sys.executable, "-u", "-m", "http.server", "0", "--bind", "127.0.0.1"], "http.server 0"),
         ([sys.executable, "-c", "import time; time.sleep(30)"], "-c"),
+        (
+            [
+                sys.executable,
+                "-W",
+                "ignore::DeprecationWarning",
+                "-X",
+                "utf8",
+                "-c",
+                "import time; time.sleep(30)",
+            ],
+            "-c",
+        ),
         ([sys.executable, str(tmp_path / "tool.py"), "serve", "x"], "tool.py serve"),
         ([sys.executable, str(tmp_path / "tool.py"), str(tmp_path)], "tool.py"),
     ]
