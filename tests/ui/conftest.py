@@ -6,6 +6,8 @@ the harness is tests/support/browser.py (shared with the benchmarks) and the
 helpers tests/support/pages.py; their names stay importable from here.
 """
 
+from typing import NamedTuple
+
 import pytest
 from playwright.sync_api import expect
 
@@ -99,36 +101,65 @@ def static_site(built_site):
         yield url
 
 
-@pytest.fixture(scope="module")
-def reader(browser, static_site):
-    """One reader's profile on the export, with Python already running, and what it
-    tried to fetch outside: ``(context, blocked)``.
+class Reader(NamedTuple):
+    """A reader's profile with Python running: the export's URL, the context, and what
+    its pages tried to fetch outside."""
 
-    Its first page (the home page) starts Python and stays open, so a page the test
-    opens in the context joins that runtime as a reader's next tab does
-    (test_runtime.py checks the join): it goes live without a cold start of its own.
-    For what a page does once live; how a page starts Python is tested cold.
+    url: str
+    context: object
+    blocked: Blocked
+
+
+class Joined(NamedTuple):
+    """A new tab of the ``reader``, the export's URL it reads, and what was blocked."""
+
+    page: object
+    url: str
+    blocked: Blocked
+
+
+@pytest.fixture(scope="session")
+def reader(shell_browser, built_site):
+    """One reader's profile, with Python already running, on an export served on an
+    origin of its own: ``Reader(url, context, blocked)``.
+
+    Its first page (the home page) starts Python and stays open for the test process's
+    whole run, so a page a test opens in the context joins that runtime, as a reader's
+    next tab does (test_runtime.py checks the join): it goes live without a cold start of
+    its own, and every module of the process shares the one start. For what a page does
+    once live; how a page starts Python is tested cold, on each module's ``static_site``.
+    Its origin is its own, so a test that stops the runtimes of ``static_site`` leaves
+    this one running. A page that leaves the reader's tab open would keep its document
+    in that runtime: ``joined`` closes its tab.
     """
-    blocked = Blocked()
-    context = sealed_context(browser, blocked)
-    first = new_page(context)
-    first.goto(f"{static_site}/index.html")
-    first.wait_for_function("() => document.body.dataset.posviz !== 'loading'", timeout=LIVE)
-    state = first.evaluate("document.body.dataset.posviz")
-    assert state == "live", (
-        f"the reader's first page is {state}: " + first.locator(".posviz-status").inner_text()
-    )
-    yield context, blocked
-    context.close()
+    with static_server(built_site) as url:
+        blocked = Blocked()
+        context = sealed_context(shell_browser, blocked)
+        first = new_page(context)
+        first.goto(f"{url}/index.html")
+        first.wait_for_function("() => document.body.dataset.posviz !== 'loading'", timeout=LIVE)
+        state = first.evaluate("document.body.dataset.posviz")
+        assert state == "live", (
+            f"the reader's first page is {state}: " + first.locator(".posviz-status").inner_text()
+        )
+        yield Reader(url, context, blocked)
+        context.close()
 
 
 @pytest.fixture
 def joined(reader):
-    """``(tab, blocked)``: a new tab of the module's ``reader``, whose Python is running;
-    the tab goes live by joining that runtime."""
-    context, blocked = reader
-    tab = new_page(context)
-    yield tab, blocked
+    """``Joined(page, url, blocked)``: a new tab of the ``reader``, whose Python is
+    running; the tab goes live by joining that runtime, and is closed after the test."""
+    tab = new_page(reader.context)
+    yield Joined(tab, reader.url, reader.blocked)
+    tab.close()
+
+
+@pytest.fixture
+def joined_too(reader):
+    """A second tab of the ``reader``, beside ``joined``'s, closed after the test."""
+    tab = new_page(reader.context)
+    yield tab
     tab.close()
 
 

@@ -210,13 +210,13 @@ LIVE_JS = "() => document.body.dataset.posviz !== 'loading'"
 
 
 @pytest.mark.parametrize("name", ONE_PER_KIND)
-def test_no_serious_axe_violations_in_the_export(static_site, reader, name):
+def test_no_serious_axe_violations_in_the_export(reader, name):
     """Each page joins the reader's runtime (conftest's ``reader``): it goes live as a
     reader's next tab does, without a cold start of its own."""
-    context, blocked = reader
+    site, context, blocked = reader
     page = new_page(context)
     try:
-        page.goto(f"{static_site}/{name}.html")
+        page.goto(f"{site}/{name}.html")
         page.wait_for_function(LIVE_JS, timeout=120_000)
         assert page.evaluate("document.body.dataset.posviz") == "live"
         settle(page, "load")

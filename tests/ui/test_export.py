@@ -54,9 +54,9 @@ def test_topic_page_goes_live_offline_and_every_figure_answers(static_site, page
 
 
 @pytest.mark.parametrize("figure_id", list(PLOTS))
-def test_every_figure_view_goes_live_offline(static_site, joined, figure_id):
-    page, blocked = joined
-    open_live(page, f"{static_site}/figure-{figure_id}.html")
+def test_every_figure_view_goes_live_offline(joined, figure_id):
+    page, site, blocked = joined
+    open_live(page, f"{site}/figure-{figure_id}.html")
     before = wait_for_plot(page, PLOTS[figure_id])
     press_on_slider(page, 0, 0)
     wait_for_change(page, PLOTS[figure_id], before)
@@ -66,9 +66,9 @@ def test_every_figure_view_goes_live_offline(static_site, joined, figure_id):
     assert blocked == [], blocked
 
 
-def test_deep_link_sets_a_slider_in_the_export(static_site, joined):
-    page, blocked = joined
-    open_live(page, f"{static_site}/figure-710.html?pos=30")
+def test_deep_link_sets_a_slider_in_the_export(joined):
+    page, site, blocked = joined
+    open_live(page, f"{site}/figure-710.html?pos=30")
     page.locator(".bk-slider-title", has_text="pos: 30").wait_for(timeout=15_000)
     assert slider_title(page, 0, 0) == "pos: 30"
     page.wait_for_function(  # the plot follows the slider: four marks at x = 30

@@ -94,10 +94,11 @@ def test_a_far_figure_waits_then_answers_from_its_frames_once_scrolled_to(
     assert blocked == [] and page.errors == []
 
 
-def test_a_figure_scrolled_to_after_python_arrives_joins_the_live_document(
-    static_site, page, blocked
-):
-    page.goto(f"{static_site}/{TOPIC}")
+def test_a_figure_scrolled_to_after_python_arrives_joins_the_live_document(joined):
+    """The topic joins a running Python (conftest's ``reader``): Python's document comes
+    while the far figure is still off screen."""
+    page, site, blocked = joined
+    page.goto(f"{site}/{TOPIC}")
     page.wait_for_function("() => document.body.dataset.posviz !== 'loading'", timeout=LIVE)
     assert page.evaluate("document.body.dataset.posviz") == "live"
     far = island(page, FAR)

@@ -311,10 +311,11 @@ def test_the_next_page_says_the_last_start_did_not_finish(static_site, context):
     answers(second, HANDS)
 
 
-def test_two_pages_of_one_route_keep_their_own_state(static_site, context):
-    linked, plain = new_page(context), new_page(context)
-    linked.goto(f"{static_site}/figure-710.html?pos=30")
-    plain.goto(f"{static_site}/figure-710.html")
+def test_two_pages_of_one_route_keep_their_own_state(joined, joined_too):
+    """Both pages join a running Python (conftest's ``reader``)."""
+    (linked, site, _), plain = joined, joined_too
+    linked.goto(f"{site}/figure-710.html?pos=30")
+    plain.goto(f"{site}/figure-710.html")
     wait_live(linked)
     wait_live(plain)
     assert runtime(linked)["id"] == runtime(plain)["id"]
@@ -385,8 +386,10 @@ def test_a_corrupt_package_fails_loudly_at_once(tampered, page, pattern, expecte
     assert wait_for_plot(page, BARS) is not None  # the preview stays
 
 
-def test_an_error_after_going_live_is_shown_and_the_page_still_answers(static_site, page):
-    page.goto(f"{static_site}/figure-96.html")
+def test_an_error_after_going_live_is_shown_and_the_page_still_answers(joined):
+    """The page joins a running Python (conftest's ``reader``): an error is the page's own."""
+    page, site, _ = joined
+    page.goto(f"{site}/figure-96.html")
     wait_live(page)
     assert page.locator(".posviz-status").count() == 0
     page.evaluate("posvizWorker.postMessage({type: 'no-such-message'})")
@@ -404,10 +407,11 @@ def test_an_error_after_going_live_is_shown_and_the_page_still_answers(static_si
     answers(page, BARS)
 
 
-def test_a_malformed_fragment_is_ignored(static_site, page):
+def test_a_malformed_fragment_is_ignored(joined):
+    page, site, _ = joined
     console = []
     page.on("console", lambda message: console.append(f"{message.type}: {message.text}"))
-    page.goto(f"{static_site}/page-attention-is-all-you-need.html#%E0%A4%A")
+    page.goto(f"{site}/page-attention-is-all-you-need.html#%E0%A4%A")
     wait_live(page)
     page.wait_for_function("() => Bokeh.documents.length >= 2")
     assert page.errors == []

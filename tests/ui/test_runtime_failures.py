@@ -179,10 +179,11 @@ def test_a_page_whose_lock_is_stolen_is_told_it_lost_python(static_site, context
     assert "another page took over its lock" in message, message
 
 
-def test_a_message_over_the_cap_is_refused_and_other_pages_still_answer(static_site, context):
-    greedy, other = new_page(context), new_page(context)
-    greedy.goto(f"{static_site}/figure-96.html")
-    other.goto(f"{static_site}/figure-710.html")
+def test_a_message_over_the_cap_is_refused_and_other_pages_still_answer(joined, joined_too):
+    """Both pages join a running Python (conftest's ``reader``), which refuses the one."""
+    (greedy, site, _), other = joined, joined_too
+    greedy.goto(f"{site}/figure-96.html")
+    other.goto(f"{site}/figure-710.html")
     wait_live(greedy)
     wait_live(other)
     greedy.evaluate(

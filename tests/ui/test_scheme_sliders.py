@@ -61,12 +61,12 @@ def test_block_sliders_come_and_go_with_their_scheme(served, page, blocked):
     assert blocked == [] and page.errors == []
 
 
-def test_block_sliders_come_and_go_in_the_export(static_site, joined):
+def test_block_sliders_come_and_go_in_the_export(joined):
     """The figure page joins a reader's running Python (conftest's ``joined``)."""
     from tests.support.pages import open_live
 
-    page, blocked = joined
-    open_live(page, f"{static_site}/figure-4121.html?scheme=block-1d&memory_length=0")
+    page, site, blocked = joined
+    open_live(page, f"{site}/figure-4121.html?scheme=block-1d&memory_length=0")
     page.get_by_text("1D: memory before l_m: 0").wait_for()  # the link, applied once live
     expect(page.get_by_text("2D: block height h_q").first).to_be_hidden()
     page.get_by_role("button", name="2D block").click()
