@@ -138,36 +138,37 @@ def test_a_page_whose_session_was_discarded_before_it_connected_still_styles_fro
     cdn.holoviz.org (CI, stop 43: 79 refused requests on figure-4121).
 
     Here sessions unused for 1 ms are discarded, checked every 500 ms, and the page's
-    websocket is held until the server has logged discarding the page's session. Under
-    --dev the new session also took its route from the websocket's path, and showed
-    "there is no page at /figure-4121/ws" (``devloop.route_of``)."""
+    websocket is held until the server has logged discarding the page's own session
+    (named by the token in the page's HTML; the server may discard others meanwhile,
+    such as the one of the request that saw it up). Under --dev the new session also
+    took its route from the websocket's path, and showed "there is no page at
+    /figure-4121/ws" (``devloop.route_of``)."""
     log = tmp_path / "serve.log"
     port = free_port()
     lifetime = ["--unused-session-lifetime", "1", "--check-unused-sessions", "500"]
-
-    def discarded(count: int) -> None:
-        deadline = time.monotonic() + 60
-        while log.read_text("utf-8").count("Discarding session") < count:
-            assert time.monotonic() < deadline, f"the server discarded fewer than {count} sessions"
-            time.sleep(0.1)
-
     flags = ["--dev"] if dev else []
     with posviz_server(port, *flags, "--", "--log-level", "debug", *lifetime, log=log):
-        discarded(1)  # the session of the request that saw the server up
-        page.route_web_socket(re.compile(r".*/figure-4121/ws$"), held_until(discarded, 2))
+        held = []  # the page's websocket, open in the browser but not yet to the server
+        page.route_web_socket(re.compile(r".*/figure-4121/ws$"), lambda ws: held.append(ws))
         page.goto(f"http://127.0.0.1:{port}/figure-4121")
+        gone = f"Discarding session '{session_of(page.content())}'"
+        deadline = time.monotonic() + 60
+        while not held or gone not in log.read_text("utf-8"):
+            assert time.monotonic() < deadline, (
+                f"after 60 s: {len(held)} websocket, {gone!r} not logged"
+            )
+            page.wait_for_timeout(100)  # lets Playwright hand over the websocket meanwhile
+        held[0].connect_to_server()
         before = wait_for_plot(page, "posviz-4121-layers1", timeout=60_000)
         press_on_slider(page, 0, 0)
         wait_for_change(page, "posviz-4121-layers1", before)  # the new session answers
         assert blocked == [] and page.errors == []
-        assert log.read_text("utf-8").count("Discarding session") == 2  # the new one is in use
+        assert log.read_text("utf-8").count(gone) == 1  # the session made anew is in use
 
 
-def held_until(discarded, count: int):
-    """A websocket route that connects to the server once ``count`` sessions are gone."""
+def session_of(html: str) -> str:
+    """The Bokeh session a served page belongs to: its HTML's token names it."""
+    from bokeh.util.token import get_session_id
 
-    def hold(socket):
-        discarded(count)
-        socket.connect_to_server()
-
-    return hold
+    [token] = set(re.findall(r'"token":\s*"([^"]+)"', html))
+    return get_session_id(token)
