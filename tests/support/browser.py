@@ -32,6 +32,9 @@ from urllib.parse import unquote, urlparse
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_SHELL = "/usr/bin/chromium-headless-shell"
+# s: `posviz serve` until its home page answers. About 10 s on an idle 2-core machine; a
+# ceiling for a loaded one, where the suite's other process and three browsers compete.
+SERVER_START = 180
 LOOPBACK = {"127.0.0.1", "localhost", "[::1]", "::1"}
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -220,12 +223,22 @@ def sealed_context(browser, blocked: list, init_scripts=(), panel: str = "eager"
 
 
 def wait_for_http(url: str, timeout: float, process: subprocess.Popen | None = None):
+    """Wait until ``url`` answers, at most ``timeout`` s; fail at once if ``process`` ends.
+
+    First until the port takes connections, then one request at a time, each given the
+    time left: a page that takes longer to render than a short per-request timeout
+    (a loaded machine, a cold server) would otherwise be asked for again and again,
+    every abandoned request still rendered, and never answered.
+    """
     deadline = time.monotonic() + timeout
+    address = urlparse(url)
     while time.monotonic() < deadline:
         if process is not None and process.poll() is not None:
             raise RuntimeError(f"server exited with {process.returncode} before answering {url}")
         try:
-            with urllib.request.urlopen(url, timeout=2):
+            with socket.create_connection((address.hostname, address.port or 80), timeout=1):
+                pass
+            with urllib.request.urlopen(url, timeout=max(1.0, deadline - time.monotonic())):
                 return
         except OSError:
             time.sleep(0.2)
@@ -255,7 +268,7 @@ def posviz_server(port: int, *extra: str, log: Path | None = None):
         stderr=subprocess.STDOUT if log is not None else subprocess.DEVNULL,
     )
     try:
-        wait_for_http(f"http://127.0.0.1:{port}/", 60, process)
+        wait_for_http(f"http://127.0.0.1:{port}/", SERVER_START, process)
         yield process
     finally:
         stop(process)
