@@ -4,6 +4,8 @@ checked against the CPU a child process measured itself."""
 import argparse
 import json
 
+import pytest
+
 from benchmarks.module_cpu import measure
 
 # The first test starts a Python that spins for a CPU-second, writes its own
@@ -40,6 +42,9 @@ def test_b_lets_the_child_end():
 """
 
 
+# A pytest run of its own on an xdist worker: 5 s alone, 25 s beside the fast tier's
+# other process (a quarter of that tier's wall), so the full run's, not the edit loop's.
+@pytest.mark.slow
 def test_each_test_gets_what_its_processes_spent(tmp_path):
     (tmp_path / "test_spend.py").write_text(TESTS)
     (tmp_path / "pytest.ini").write_text("[pytest]\n")  # the tmp folder is its own rootdir
