@@ -127,6 +127,11 @@ def measure(args) -> dict:
         code = finished.returncode
         sys.exit(f"benchmarks.module_cpu: pytest wrote no measurements (exit {code})")
     tests = json.loads(out.read_text())
+    if not tests:  # a path that does not exist, a -k that matches nothing, a typo
+        sys.exit(
+            f"benchmarks.module_cpu: pytest ran no test of {' '.join(args.pytest)} "
+            f"(exit {finished.returncode}); its output above says why"
+        )
     modules: dict[str, dict] = defaultdict(lambda: {"tests": 0, "wall": 0.0, "by_kind": Counter()})
     for test in tests:
         module = modules[module_of(test["test"])]

@@ -3,6 +3,7 @@ checked against the CPU a child process measured itself."""
 
 import argparse
 import json
+import re
 
 import pytest
 
@@ -62,3 +63,11 @@ def test_each_test_gets_what_its_processes_spent(tmp_path):
     total = spender["python: other"] + ender.get("python: other", 0)
     assert abs(module["by_kind"]["python: other"] - total) <= 0.1, (module, total)
     json.dumps(results)  # what the runner writes
+
+
+@pytest.mark.slow  # a pytest run of its own, as above
+def test_arguments_that_run_no_test_fail_naming_them(tmp_path):
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    missing = str(tmp_path / "test_typo.py")
+    with pytest.raises(SystemExit, match=re.escape(f"ran no test of {missing} (exit ") + "[1-9]"):
+        measure(argparse.Namespace(pytest=[missing], cwd=tmp_path))
