@@ -30,7 +30,9 @@ BOXES_JS = """() => {
   return deep(document, '.posviz-figure-block').map((card) => ({
     card: box(card),
     plots: deep(card.shadowRoot || card, '.posviz-plot').map(box),
-    canvases: deep(card.shadowRoot || card, 'canvas').map(box),
+    // A hidden legend's swatches (display: none) have no box to place.
+    canvases: deep(card.shadowRoot || card, 'canvas').filter((c) => c.getClientRects().length)
+      .map(box),
   }));
 }"""
 
@@ -50,7 +52,7 @@ def open_drawn(page, url: str, route) -> None:
     if plot:
         wait_for_plot(page, plot)
     if route.figures:
-        page.locator(".posviz-plot canvas").last.wait_for()
+        page.locator(".posviz-plot canvas:not(.bk-glyph)").last.wait_for()
     else:
         page.wait_for_load_state("networkidle")
 

@@ -8,7 +8,8 @@ with BokehJS blocked, where the island holds the room it keeps before the draw
 (``drawing.layout.island_room``), and one drawn, where at each width
 ``widths_probe.js`` measures the island against the boxes drawn in it (a band of
 blank room under the figure) and lists every legend, title, label or control that
-is cut or outside its plot or island. The export is tested with Python held back
+is cut or outside its plot or island, and every legend inside a plot area that covers
+the data it names. The export is tested with Python held back
 (the frames tier draws), and ``posviz serve`` with Python live, at fewer widths
 (``SERVED_WIDTHS``: its layout is the export's).
 """
@@ -74,7 +75,7 @@ def measured(page, url: str, widths) -> dict[int, dict]:
     """The probe's findings at each width, the page opened once at 1280 px and resized."""
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(url, wait_until="domcontentloaded")
-    page.locator(".posviz-plot canvas").last.wait_for()
+    page.locator(".posviz-plot canvas:not(.bk-glyph)").last.wait_for()
     found = {}
     for width in widths:
         page.set_viewport_size({"width": width, "height": 900})

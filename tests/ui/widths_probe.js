@@ -1,5 +1,6 @@
 // The figure page's one island at the window's width: the room it keeps against
-// the boxes drawn in it, and every legend, label, title or control it clips.
+// the boxes drawn in it, every legend, label, title or control it clips, and every
+// legend inside a plot area drawn over the data.
 () => {
   const island = document.querySelector('.posviz-island');
   const box = (el) => el.getBoundingClientRect();
@@ -64,6 +65,32 @@
     const end = view.layout.bbox.x0 + view.model.offset + Math.max(...lines);
     if (end > plot.canvas_view.bbox.width + 0.5) {
       clipped.push(`title "${view.model.text}" ends at ${Math.round(end)} of ${plot.canvas_view.bbox.width}`);
+    }
+  }
+  // A legend shown inside a plot area covers none of the data it names: no vertex of a
+  // line and no centre of a mark lies under its box (canvas coordinates, both).
+  for (const legend of views.filter((v) => v.model.type === 'Legend' && v.panel == null)) {
+    if (getComputedStyle(legend.el).display === 'none') continue;
+    const b = legend.bbox;
+    for (const glyph of legend.parent.renderer_views.values()) {
+      const {sx, sy} = glyph.glyph || {};
+      if (glyph.model.type !== 'GlyphRenderer' || !glyph.model.visible || !sx || !sy) continue;
+      let under = 0;
+      for (let i = 0; i < sx.length; i++) {
+        if (sx[i] >= b.x0 && sx[i] <= b.x1 && sy[i] >= b.y0 && sy[i] <= b.y1) under += 1;
+      }
+      if (under) {
+        clipped.push(`legend of "${legend.parent.model.title?.text}" covers ${under} of ${sx.length}`
+          + ` points of ${glyph.model.name || glyph.model.glyph.type}`);
+      }
+    }
+  }
+  // A plot with a legend shows it at every width: inside its area, beside it, or as its key.
+  for (const plot of views.filter((v) => v.model.type === 'Figure' || v.model.type === 'Plot')) {
+    const legends = views.filter((v) => v.model.type === 'Legend' && v.parent === plot
+      && v.model.items.length);
+    if (legends.length && legends.every((v) => getComputedStyle(v.el).display === 'none')) {
+      clipped.push(`plot "${plot.model.title?.text}" shows none of its ${legends.length} legends`);
     }
   }
   const bottom = Math.max(...drawn.map((el) => box(el).bottom));

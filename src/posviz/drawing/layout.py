@@ -59,20 +59,64 @@ def has_legend(plot) -> bool:
 
 
 def legend_css(asked: int) -> str:
-    """A legend's rule: one column in a plot narrower than the width it was drawn for.
+    """The legends' rule: in a plot narrower than the width it was drawn for, the key.
 
-    Bokeh lays a legend out as a grid of ``legend_cols`` columns inside the plot area and
-    clips what passes the canvas; its columns fit the width the figure asked for. The
-    plot pane is the container (``plot_pane``), and container queries reach into the
-    legend's shadow root. On a phone (a pane of ``PHONE_PANE`` px or less) its labels
-    are a little smaller, so a column of long labels stays inside the plot.
+    A legend inside the plot area is placed for the width the figure asked for. In a
+    narrower plot its entries no longer fit beside the data it names: it would grow
+    over it. There, it gives way to the plot's key (``narrow_key``), its entries under
+    the x-axis, wrapped at the plot area's width, in room taken from the plot area; the key
+    is hidden in a plot as wide as asked. A legend beside the plot area, in a side
+    panel of its own, stays, in one column. The plot pane is the container
+    (``plot_pane``), and container queries reach into a legend's shadow root. On a
+    phone (a pane of ``PHONE_PANE`` px or less) the labels are a little smaller.
     """
     return (
+        f":host(.{KEY_CLASS}) {{ display: none; }}"
         f"@container (max-width: {asked - 1}px) {{"
-        " .bk-grid { grid-template-columns: max-content !important;"
+        f" :host(.{INSIDE_CLASS}) {{ display: none !important; }}"
+        f" :host(.{KEY_CLASS}) {{ display: grid; }}"
+        f" :host(.{KEY_CLASS}) .bk-grid {{ display: flex !important; flex-wrap: wrap;"
+        " width: auto !important; column-gap: 12px; }"
+        # A legend beside the plot area (its own side panel) stays, in one column.
+        f" :host(:not(.{KEY_CLASS})) .bk-grid {{ grid-template-columns: max-content !important;"
         " grid-template-rows: none !important; grid-auto-flow: row !important; } }"
         f"@container (max-width: {PHONE_PANE}px) {{ .bk-label {{ font-size: 11px !important; }} }}"
     )
+
+
+KEY_CLASS = "posviz-key"
+INSIDE_CLASS = "posviz-inside"  # a legend inside the plot area that has a key
+
+
+def narrow_key(plot, element) -> None:
+    """A hook: a plot whose legend is inside its plot area gets a key under it.
+
+    The key holds the same entries (the same models: a frame's new label is the key's
+    too); ``legend_css`` shows it only where the legend would cover the data.
+    """
+    from bokeh.models import Legend
+
+    state = plot.state
+    inside = [legend for legend in state.center if isinstance(legend, Legend)]
+    keyed = any(KEY_CLASS in model.css_classes for model in state.below)
+    if inside and not keyed:
+        legend = inside[0]
+        legend.css_classes = [*legend.css_classes, INSIDE_CLASS]
+        key = Legend(
+            items=legend.items,
+            css_classes=[KEY_CLASS],
+            location="top_left",
+            orientation="horizontal",
+            margin=0,
+            padding=4,
+            spacing=4,
+            border_line_color=None,
+            background_fill_alpha=0,
+            label_text_font_size=legend.label_text_font_size,
+            glyph_width=legend.glyph_width,
+            glyph_height=legend.glyph_height,
+        )
+        state.add_layout(key, "below")
 
 
 def plot_pane(plot):
@@ -84,7 +128,8 @@ def plot_pane(plot):
     stretch to the width and keep their height, so a phone still shows their
     curves and legends at a readable size. Plots share a row only when each gets
     the width it asks for (its flex basis): a title or a legend drawn for 460 px
-    is not clipped at 300. Narrower than that (a phone), a legend takes one column.
+    is not clipped at 300. Narrower than that, a legend inside the plot area gives
+    way to its key under the plot (``legend_css``), so that it never covers the data.
     """
     area, asked = plot_area(plot), asked_width(plot)
     if area is None:
@@ -98,10 +143,20 @@ def plot_pane(plot):
             "plot.width": width,
             "plot.height": height + TITLE_ROOM,
         }
+    hooks = []
+    # Bokeh lines up the plot areas of the plots in one row by their borders: a key shown
+    # under one plot would lift the bottom of its neighbours' areas by its height, though
+    # the row has wrapped them onto lines of their own. Each plot's bottom is its own.
+    options["plot.frame_align"] = {"bottom": False}
     if has_legend(plot):
         options["legend.stylesheets"] = [legend_css(asked)]
+        hooks = [*plot_options(plot).get("hooks", []), narrow_key]
     return pn.pane.HoloViews(
-        plot.opts(backend_opts={"plot.sizing_mode": mode, **options}, clone=True),
+        plot.opts(
+            backend_opts={"plot.sizing_mode": mode, **options},
+            **({"hooks": hooks} if hooks else {}),
+            clone=True,
+        ),
         linked_axes=False,
         sizing_mode=mode,  # the pane's mode becomes the plot's
         css_classes=["posviz-plot"],
