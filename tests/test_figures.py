@@ -765,10 +765,11 @@ def drawn_state(figures):
         assert isinstance(fig, Plot)
         # HoloViews appends the renderers of new overlay keys: compare regardless of order.
         glyphs.sort(key=lambda glyph: json.dumps(glyph, sort_keys=True, default=str))
+        # Each entry once: a plot's key (drawing.layout.narrow_key) holds its legend's own.
+        entries = {item.id: item for legend in fig.legend for item in legend.items}
         legend = [
             (item.label.value, json.dumps(glyphs_of(item), sort_keys=True, default=str))
-            for legend in fig.legend
-            for item in legend.items
+            for item in entries.values()
             if any(r.visible for r in item.renderers)
         ]
         state[fig.name] = {
