@@ -143,20 +143,16 @@ def plot_pane(plot):
             "plot.width": width,
             "plot.height": height + TITLE_ROOM,
         }
-    hooks = []
+    hooks = {}
     # Bokeh lines up the plot areas of the plots in one row by their borders: a key shown
     # under one plot would lift the bottom of its neighbours' areas by its height, though
     # the row has wrapped them onto lines of their own. Each plot's bottom is its own.
     options["plot.frame_align"] = {"bottom": False}
     if has_legend(plot):
         options["legend.stylesheets"] = [legend_css(asked)]
-        hooks = [*plot_options(plot).get("hooks", []), narrow_key]
+        hooks = {"hooks": [*plot_options(plot).get("hooks", []), narrow_key]}
     return pn.pane.HoloViews(
-        plot.opts(
-            backend_opts={"plot.sizing_mode": mode, **options},
-            **({"hooks": hooks} if hooks else {}),
-            clone=True,
-        ),
+        plot.opts(backend_opts={"plot.sizing_mode": mode, **options}, **hooks, clone=True),
         linked_axes=False,
         sizing_mode=mode,  # the pane's mode becomes the plot's
         css_classes=["posviz-plot"],
