@@ -6,6 +6,8 @@ plot area covers a point, and every plot shows its legend); here, the models the
 made of, in every figure, and that a slider step relabels it.
 """
 
+import functools
+
 import holoviews as hv
 import pytest
 from bokeh.models import Legend
@@ -30,28 +32,31 @@ def legends(state) -> dict[str, list]:
     }
 
 
-DRAWN = [(fid, n) for fid in sorted(FIGURES) for n in range(len(plots(FIGURES[fid]())))]
+@functools.cache
+def drawn_figure(figure_id: int) -> tuple:
+    """Each plot the site draws for the figure at its defaults, drawn once for the module."""
+    return tuple(drawn_pane(plot) for plot in plots(FIGURES[figure_id]()))
 
 
-@pytest.mark.parametrize(("figure_id", "n"), DRAWN)
-def test_a_legend_inside_the_plot_area_has_one_key_of_the_same_entries(figure_id, n):
-    state = drawn_pane(plots(FIGURES[figure_id]())[n])
-    found = legends(state)
-    keys = [legend for legend in found["below"] if KEY_CLASS in legend.css_classes]
-    inside = [legend for legend in found["inside"] if legend.items]  # HoloViews keeps
-    # an empty one in a plot told not to show its legend
-    if not inside:  # no legend, or one in a side panel: nothing to cover, no key
-        assert keys == []
-        for side in found.values():
-            assert all(INSIDE_CLASS not in legend.css_classes for legend in side)
-        return
-    [legend] = inside
-    [key] = keys
-    assert INSIDE_CLASS in legend.css_classes and KEY_CLASS not in legend.css_classes
-    assert len(key.items) == len(legend.items) > 0
-    assert all(a is b for a, b in zip(key.items, legend.items, strict=True))  # the same models
-    assert key.orientation == "horizontal"
-    assert state.frame_align == {"bottom": False}
+@pytest.mark.parametrize("figure_id", sorted(FIGURES))
+def test_a_legend_inside_the_plot_area_has_one_key_of_the_same_entries(figure_id):
+    for state in drawn_figure(figure_id):
+        found = legends(state)
+        keys = [legend for legend in found["below"] if KEY_CLASS in legend.css_classes]
+        inside = [legend for legend in found["inside"] if legend.items]  # HoloViews keeps
+        # an empty one in a plot told not to show its legend
+        if not inside:  # no legend, or one in a side panel: nothing to cover, no key
+            assert keys == []
+            for side in found.values():
+                assert all(INSIDE_CLASS not in legend.css_classes for legend in side)
+            continue
+        [legend] = inside
+        [key] = keys
+        assert INSIDE_CLASS in legend.css_classes and KEY_CLASS not in legend.css_classes
+        assert len(key.items) == len(legend.items) > 0
+        assert all(a is b for a, b in zip(key.items, legend.items, strict=True))  # the same
+        assert key.orientation == "horizontal"
+        assert state.frame_align == {"bottom": False}
 
 
 def test_the_figures_whose_legends_covered_data_have_keys():
@@ -59,8 +64,9 @@ def test_the_figures_whose_legends_covered_data_have_keys():
     found covering data at phone widths before the key (710, 1803, 2104, 7256)."""
     keyed = {
         fid
-        for fid, n in DRAWN
-        if any(KEY_CLASS in m.css_classes for m in drawn_pane(plots(FIGURES[fid]())[n]).below)
+        for fid in FIGURES
+        for state in drawn_figure(fid)
+        if any(KEY_CLASS in m.css_classes for m in state.below)
     }
     assert {710, 1803, 2104, 7256} <= keyed
 

@@ -69,19 +69,20 @@
   }
   // A legend shown inside a plot area covers none of the data it names: no vertex of a
   // line and no centre of a mark lies under its box (canvas coordinates, both).
+  const hidden = (view) => getComputedStyle(view.el).display === 'none';
   for (const legend of views.filter((v) => v.model.type === 'Legend' && v.panel == null)) {
-    if (getComputedStyle(legend.el).display === 'none') continue;
+    if (hidden(legend)) continue;
     const b = legend.bbox;
-    for (const glyph of legend.parent.renderer_views.values()) {
-      const {sx, sy} = glyph.glyph || {};
-      if (glyph.model.type !== 'GlyphRenderer' || !glyph.model.visible || !sx || !sy) continue;
+    for (const renderer of legend.parent.renderer_views.values()) {
+      const {sx, sy} = renderer.glyph || {};
+      if (renderer.model.type !== 'GlyphRenderer' || !renderer.model.visible || !sx || !sy) continue;
       let under = 0;
       for (let i = 0; i < sx.length; i++) {
         if (sx[i] >= b.x0 && sx[i] <= b.x1 && sy[i] >= b.y0 && sy[i] <= b.y1) under += 1;
       }
       if (under) {
         clipped.push(`legend of "${legend.parent.model.title?.text}" covers ${under} of ${sx.length}`
-          + ` points of ${glyph.model.name || glyph.model.glyph.type}`);
+          + ` points of ${renderer.model.name || renderer.model.glyph.type}`);
       }
     }
   }
@@ -89,7 +90,7 @@
   for (const plot of views.filter((v) => v.model.type === 'Figure' || v.model.type === 'Plot')) {
     const legends = views.filter((v) => v.model.type === 'Legend' && v.parent === plot
       && v.model.items.length);
-    if (legends.length && legends.every((v) => getComputedStyle(v.el).display === 'none')) {
+    if (legends.length && legends.every(hidden)) {
       clipped.push(`plot "${plot.model.title?.text}" shows none of its ${legends.length} legends`);
     }
   }
