@@ -151,10 +151,10 @@ def test_the_lock_satisfies_every_declared_requirement():
 
 
 def dev_ensure_env() -> str:
-    """The body of ``ensure_env`` in ./dev."""
+    """The body of ``ensure_env`` in ./dev, a command continued over lines on one."""
     found = re.search(r"^ensure_env\(\) \{\n(.*?)^\}", DEV.read_text("utf-8"), re.M | re.S)
     assert found, "./dev: no ensure_env function"
-    return found[1]
+    return re.sub(r"\\\n\s*", "", found[1])
 
 
 def test_dev_installs_the_lock_by_hash_and_the_project_without_fetching():
@@ -175,6 +175,7 @@ def test_dev_stamp_covers_the_lock():
     assert re.search(r'^\s*locked="\$\(sha256sum "\$lock"', body, re.M), body
     written = re.search(r'^\s*echo "(.*)" > "\$stamp"$', body, re.M)
     assert written and "$locked" in written[1], body
-    # A lock that changed re-creates .venv: pip would keep what the lock dropped.
+    # A lock that changed re-creates .venv: an install would keep what the lock dropped.
     assert re.search(r'"\$\{installed% \*\}" != "\$locked"', body), body
-    assert 'venv --clear "$venv"' in body
+    made = [line for line in body.splitlines() if " -m venv " in line]
+    assert len(made) == 1 and "--clear" in made[0] and made[0].endswith('"$venv"'), made
