@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from posviz.figures import figure_ids
-from tests.support.newcomer import LEFT_OUT, NEWCOMER_ENV, ROOT, contributing_examples
+from tests.support.newcomer import NEWCOMER_ENV, ROOT, contributing_examples, left_out
 
 pytestmark = pytest.mark.browser
 # Not run again in the copy: this test itself.
@@ -48,7 +48,7 @@ def run(copy: Path, *args: str, timeout: float, **extra: str) -> subprocess.Comp
 
 def test_a_newcomers_figure_and_page_leave_the_suite_green(tmp_path):
     copy = tmp_path / "posviz"
-    shutil.copytree(ROOT, copy, ignore=LEFT_OUT, symlinks=True)
+    shutil.copytree(ROOT, copy, ignore=left_out(), symlinks=True)
     examples = contributing_examples()
     assert set(examples) == {"src/posviz/figures/squares.py", "tests/oracles/squares.py"}
     for path, code in examples.items():

@@ -3,22 +3,33 @@
 import inspect
 import os
 import re
-import shutil
+import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-# Not what a fresh clone has: environments, caches, built sites, other checkouts' state.
-LEFT_OUT = shutil.ignore_patterns(
-    ".git",
-    ".venv",
-    "node_modules",
-    ".posviz",
-    "__pycache__",
-    ".pytest_cache",
-    ".ruff_cache",
-    "site",
-    "*.pyc",
-)
+
+
+def left_out(root: Path = ROOT):
+    """``shutil.copytree``'s ``ignore``: what a fresh clone of ``root`` would not have.
+
+    That is .git and whatever git ignores there now: environments (.venv-3.12 alone is
+    1.1 GB, 47 CPU-s to copy), caches, built sites, other runs' state. Asked of git at
+    the call, so a folder ignored later in a run is left out too.
+    """
+    listed = subprocess.run(
+        ["git", "ls-files", "--others", "--ignored", "--exclude-standard", "--directory", "-z"],
+        cwd=root,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    ignored = {root / ".git", *(root / path.rstrip("/") for path in listed.split("\0") if path)}
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        return {name for name in names if Path(folder, name) in ignored}
+
+    return ignore
+
+
 # Each file CONTRIBUTING.md shows in full opens with a comment naming its path.
 EXAMPLE = re.compile(r"```python\n# ((?:src|tests)/[\w/]+\.py)\n(.*?)```", re.DOTALL)
 

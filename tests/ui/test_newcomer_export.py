@@ -14,7 +14,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 
 from tests.support.browser import Held, sealed_context
-from tests.support.newcomer import LEFT_OUT, ROOT, contributing_examples
+from tests.support.newcomer import ROOT, contributing_examples, left_out
 from tests.support.pages import figure_card, new_page, press_on_slider, wait_for_url_with
 
 pytestmark = pytest.mark.browser
@@ -27,7 +27,7 @@ DRAWN = "() => Bokeh.index.roots.length && Bokeh.index.roots.every((v) => v.has_
 def newcomer_site(tmp_path_factory):
     """A copy of the repository with CONTRIBUTING's figure and test added, and its export."""
     copy = tmp_path_factory.mktemp("newcomer") / "posviz"
-    shutil.copytree(ROOT, copy, ignore=LEFT_OUT, symlinks=True)
+    shutil.copytree(ROOT, copy, ignore=left_out(), symlinks=True)
     for path, code in contributing_examples().items():
         (copy / path).write_text(code, "utf-8")
     out = copy.parent / "site"
