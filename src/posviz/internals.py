@@ -297,8 +297,25 @@ JS_SEAMS = (
         "BokehJS",
         BOKEH_MAIN,
         (r"\*find\(\w\)\{yield\*this\.query\(", r"get bbox\(\)\{return this\._bbox\}"),
-        ("drawing/fit_title.js",),
-        "a plot's drawn view, for its canvas and frame boxes: a title is fitted to them",
+        ("drawing/fit_title.js", "compose/page_script.js"),
+        "a plot's drawn view, for its canvas and frame boxes: a title is fitted to them; "
+        "the dark theme clears its canvas",
+    ),
+    JsSeam(
+        "view.canvas_view layers / undo_transform",
+        "BokehJS",
+        BOKEH_MAIN,
+        (
+            r"undo_transform\(\w\)\{",
+            r"this\.canvas_view=this\._element_views\.get\(",
+            r"this\.primary=this\.create_layer\(\),this\.overlays=this\.create_layer\(\)",
+            r"\w&&\(\w\.scale\(\w,\w\),\w\.translate\(\.5,\.5\)\),this\.clear\(\)",
+        ),
+        ("compose/page_script.js",),
+        "BokehJS clears a canvas layer from half a pixel in (prepare: translate, then "
+        "clear), so a plot painted light then dark keeps a light edge at a pixel ratio of "
+        "1; the page script clears its layers whole, without the transform, before the "
+        "theme's repaint",
     ),
     JsSeam(
         "_createPyodideModule",

@@ -95,8 +95,26 @@ function theme() {
         for (const name of Object.keys(change)) {
           if (!(name in saved)) saved[name] = props[name].get_value();
         }
+        clearCanvas(model);
         model.setv(change);
       }
+    }
+  }
+}
+
+// BokehJS clears a plot's canvas after moving its origin by half a pixel
+// (CanvasLayer.prepare), so at a pixel ratio of 1 the first row and column keep
+// part of every earlier paint: once the dark theme is painted over the light, a
+// light line along the plot's top and left. Clear each layer whole before the
+// repaint the theme's change brings. Bokeh.index.find and the view's canvas
+// layers are internals (posviz/internals.py JS_SEAMS).
+function clearCanvas(model) {
+  if (!('border_fill_color' in (model.properties || {}))) return;
+  for (const view of Bokeh.index.find(model)) {
+    const canvas = view.canvas_view;
+    if (!canvas || view.model !== model) continue;
+    for (const layer of [canvas.primary, canvas.overlays]) {
+      layer.undo_transform((ctx) => ctx.clearRect(0, 0, ctx.canvas.width, ctx.canvas.height));
     }
   }
 }
