@@ -19,6 +19,7 @@ def script(name: str) -> str:
 
 FINGERPRINT_JS = script("fingerprint.js")
 DEEP_FOCUS_JS = script("deep_focus.js")
+CANVAS_EDGES_JS = script("canvas_edges.js")  # (paper) => {canvases, wrong}
 # Scripts to run before a page's own (add_init_script, or injected first in its <head>).
 STATUS_HISTORY_JS = script("status_history.js")
 RUNTIME_HISTORY_JS = script("runtime_history.js")

@@ -41,7 +41,7 @@ import pytest
 from posviz.styles import DARK
 from tests.support.browser import EAGER_PANEL, static_server
 from tests.support.engines import ENGINES, MissingEngine, start, webkit_memory_reading
-from tests.support.pages import RUNTIME_HISTORY_JS, STATUS_HISTORY_JS
+from tests.support.pages import CANVAS_EDGES_JS, RUNTIME_HISTORY_JS, STATUS_HISTORY_JS
 
 pytestmark = [pytest.mark.browser, pytest.mark.engines]
 LIVE = 240.0  # s: a cold start on a loaded 2-core machine, with the others starting too
@@ -388,6 +388,15 @@ def test_dark_mode_colours_the_page_and_the_plots_and_axe_passes(tour, shots):
     colours = page.probe("colours")
     assert colours["body"] == rgb(DARK["paper"]), colours
     assert colours["heading"] == rgb(DARK["ink"]), colours
+    # Each drawn plot's border is the paper, to its edge: no line of a light paint left.
+    page.wait_for(
+        f"(paper) => {{ const seen = ({CANVAS_EDGES_JS})(paper);"
+        " return seen.canvases > 0 && seen.painted === seen.canvases; }",
+        DARK["paper"],
+        timeout=ANSWER,
+        what="every drawn plot painted dark",
+    )
+    assert page.evaluate(CANVAS_EDGES_JS, DARK["paper"])["wrong"] == []
     page.evaluate("(source) => { (0, eval)(source); return typeof axe; }", AXE.read_text())
     assert page.evaluate(SERIOUS_JS) == []
     page.screenshot(shots / f"{tour.name}-dark.png")
