@@ -299,3 +299,38 @@ def test_the_preview_tier_has_no_serious_axe_violations_with_a_frame_or_computin
         page.wait_for_function("() => posvizFrames.state[7256] === 'computing'")
         assert serious_axe(page) == []
         assert blocked == []
+
+
+def test_on_a_phone_a_tap_on_the_status_pill_reaches_the_slider_under_it(built_site, page):
+    """While Python starts, the status pill sits over the page's bottom right corner.
+    At 390 px, with the page's first slider brought under it, a tap on the pill moves
+    that slider (the frames answer it), as if the pill were not there."""
+    with Held(built_site, PYODIDE) as url:
+        page.set_viewport_size({"width": 390, "height": 800})
+        open_preview(page, f"{url}/figure-710.html")
+        pill = page.locator(".posviz-status")
+        expect(pill).to_contain_text("starting Python")
+        track = figure_card(page, 0).locator(".noUi-target").first
+        box = track.bounding_box()
+        # A viewport that ends just below the track puts the track under the pill.
+        bottom = page.evaluate("innerHeight") - pill.bounding_box()["y"]
+        height = round(box["y"] + box["height"] / 2 + bottom - 4)
+        page.set_viewport_size({"width": 390, "height": height})
+        page.wait_for_function(  # the pill has moved up with the viewport's bottom
+            "(y) => { const r = document.querySelector('.posviz-status').getBoundingClientRect();"
+            " return r.top < y && r.bottom > y; }",
+            arg=box["y"] + box["height"] / 2,
+        )
+        pill_box, box = pill.bounding_box(), track.bounding_box()
+        left = max(pill_box["x"], box["x"])  # where the pill lies over the track
+        right = min(pill_box["x"] + pill_box["width"], box["x"] + box["width"])
+        assert left + 4 < right, (pill_box, box)
+        x, y = (left + right) / 2, box["y"] + box["height"] / 2
+        assert pill_box["y"] < y < pill_box["y"] + pill_box["height"], (pill_box, box)
+        hit = page.evaluate("([x, y]) => document.elementFromPoint(x, y).className", [x, y])
+        assert "posviz-status" not in hit, f"the status pill takes a tap at ({x:.0f}, {y:.0f})"
+        before = slider_title(page, 0, 0)
+        page.mouse.click(x, y)
+        page.wait_for_function("() => /[?&]pos=\\d+/.test(location.search)")
+        assert slider_title(page, 0, 0) != before
+        assert page.evaluate("document.body.dataset.posviz") == "loading"  # still the preview
