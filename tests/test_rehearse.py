@@ -118,3 +118,21 @@ def test_the_committed_report_rehearses_every_registered_browser_seam():
     assert sorted((name, where.strip()) for name, where in rows) == sorted(
         (seam.name, ", ".join(seam.used_in)) for seam in internals.JS_SEAMS
     )
+
+
+def test_the_committed_report_rehearses_every_registered_python_internal():
+    """As for the browser seams: each Python internal (``internals.python_internals``),
+    once, and the import check of each module the worker imports. A register that grew
+    without the report being rewritten fails here (it did: ``LOCAL_DIST``)."""
+    from posviz import internals
+
+    text = (ROOT / "docs" / "rehearsal.md").read_text("utf-8")
+    rows = re.findall(r"^\| python \| `(.*)` \| \w+ \|", text, re.M)
+    expected = [
+        f"{module}.{owner + '.' if owner else ''}{attribute}"
+        for module, owner, attribute in internals.python_internals()
+    ]
+    assert sorted(rows) == sorted(expected)
+    imports = set(re.findall(r"^\| browser import \| `(\S+) imports no ", text, re.M))
+    worker = {module for module, _, _ in internals.python_internals()}
+    assert imports == {module for module in worker if not module.startswith("bokeh.server")}
