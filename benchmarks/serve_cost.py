@@ -78,7 +78,9 @@ def costs_of(src: Path, routes, gets: int) -> dict[str, list[float]]:
         with posviz_server(port) as process:
             found = subprocess.run(
                 [sys.executable, "-c", "import posviz; print(posviz.__file__)"],
-                check=True, capture_output=True, text=True,
+                check=True,
+                capture_output=True,
+                text=True,
             ).stdout
             assert found.startswith(str(src)), f"posviz came from {found}, not {src}"
             costs = {}
