@@ -191,3 +191,24 @@ def check_shape(page, figure_id, width, design, square_cells):
         else:
             assert w <= 641, f"{where}, wider than 640"
             assert abs(h - design_h) <= 1, f"{where}, not its designed height {design_h}"
+
+
+@pytest.mark.parametrize("figure_id", [2306, 4121])
+def test_each_button_group_shows_its_title_above_and_is_named_by_it(served, page, figure_id):
+    """A row (2306) and a column (4121) of buttons: the parameter's label is drawn above
+    the buttons, and a screen reader finds the group by it, holding the choices' buttons."""
+    from playwright.sync_api import expect
+
+    figure = FIGURES[figure_id]()
+    groups = [name for name, spec in figure.widgets.items() if "buttons" in str(spec)]
+    page.goto(f"{served}/figure-{figure_id}")
+    for name in groups:
+        label = figure.param[name].label
+        group = page.get_by_role("group", name=label, exact=True)
+        expect(group).to_be_visible()
+        buttons = group.get_by_role("button")
+        assert buttons.all_inner_texts() == list(figure.param[name].names), name
+        drawn = group.evaluate("(g) => getComputedStyle(g, '::before').content")
+        assert drawn == f'"{label}"', name
+        top, first = group.bounding_box()["y"], buttons.first.bounding_box()["y"]
+        assert 17 <= first - top <= 18, (name, top, first)  # one title line above them

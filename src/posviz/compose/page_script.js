@@ -28,6 +28,16 @@ function fix(root) {
       handle.setAttribute('aria-label', (cut > 0 ? text.slice(0, cut) : text).trim());
     }
   }
+  // A button group's title is drawn by its stylesheet (drawing/controls.py,
+  // group_title_css); screen readers get it as the group's name.
+  for (const group of root.querySelectorAll('.bk-btn-group:not([aria-label])')) {
+    const drawn = getComputedStyle(group, '::before').content;
+    if (!drawn || drawn === 'none' || drawn === 'normal') continue;
+    try {
+      group.setAttribute('aria-label', JSON.parse(drawn));
+      group.setAttribute('role', 'group');
+    } catch { /* not a plain string: leave the group unnamed */ }
+  }
   for (const readout of root.querySelectorAll('.posviz-readout')) {
     if (readout.getAttribute('aria-live') !== 'polite') readout.setAttribute('aria-live', 'polite');
   }

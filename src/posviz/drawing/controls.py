@@ -24,6 +24,7 @@ so a deep link restores the whole state, and the Tab order is that of the
 sliders shown, in declaration order.
 """
 
+import json
 import logging
 import math
 import reprlib
@@ -262,7 +263,24 @@ def widgets_for(figure) -> dict:
             )
         base = NAMED_WIDGETS[kind] if kind else pn.Param.widget_type(figure.param[name])
         chosen[name] = {**spec, "type": snap_back(base)}
+        if kind == "buttons":
+            chosen[name]["stylesheets"] = [group_title_css(figure.param[name].label or name)]
     return chosen
+
+
+def group_title_css(title: str) -> str:
+    """A button group's title, above its buttons as a slider's is above its bar.
+
+    Panel's button groups show no title (``_RadioGroupBase`` drops the label), so a
+    reader saw "512 1K 2K 4K" with nothing saying what they set. The page script
+    names the group after it for screen readers (``role="group"``, ``aria-label``).
+    """
+    quoted = json.dumps(title)
+    return (
+        ".bk-btn-group { flex-wrap: wrap; }"
+        f" .bk-btn-group::before {{ content: {quoted}; width: 100%; flex: 0 0 auto;"
+        " white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }"
+    )
 
 
 def steady(controls: pn.Param, figure) -> pn.Param:

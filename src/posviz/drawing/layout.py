@@ -336,9 +336,10 @@ def figure_layout(figure: object, caption: bool = True) -> pn.Column:
 # (compose/static/site.css, .posviz-room; tests/ui/test_room.py).
 # Heights in px Bokeh's stylesheets give its widgets (12 px text on 17.14 px lines),
 # whatever the font: a slider with its title, and a button (a row of them, or one of
-# a vertical group, whose buttons overlap by 1 px).
+# a vertical group, whose buttons overlap by 1 px), under the group's title.
 SLIDER_HEIGHT = 37.14
 BUTTON_HEIGHT = 31.14
+GROUP_TITLE_HEIGHT = 17.14  # a button group's title line (controls.group_title_css)
 
 
 def island_room(figure, readout_html: str) -> Markup:
@@ -380,11 +381,11 @@ def control_heights(figure) -> list[float]:
             continue  # hidden (show_used)
         widget = figure.widgets.get(name) or {}
         widget = {"type": widget} if isinstance(widget, str) else widget
-        if widget.get("orientation") == "vertical":
-            count = len(figure.param[name].objects)
-            heights.append(round(count * BUTTON_HEIGHT - (count - 1), 2))
-        else:
-            heights.append(BUTTON_HEIGHT if widget else SLIDER_HEIGHT)
+        if not widget:
+            heights.append(SLIDER_HEIGHT)
+            continue
+        count = len(figure.param[name].objects) if widget.get("orientation") == "vertical" else 1
+        heights.append(round(GROUP_TITLE_HEIGHT + count * BUTTON_HEIGHT - (count - 1), 2))
     return heights
 
 
