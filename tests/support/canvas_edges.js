@@ -1,8 +1,9 @@
 // The plots' canvases whose border, seen over the page's paper, is not the paper colour.
-// For each plot canvas (the primary layer, in the page's shadow roots), two pixels at
-// its middle height: the first column, and one 3 px inside it. Both lie in the plot's
-// border, which the theme fills with its paper colour; a pixel differing from the paper
-// by more than 6 in a channel, once composited over it, is reported. Returns
+// For each plot canvas (the primary layer, in the page's shadow roots), four pixels:
+// at its middle height, the first column and one 3 px inside it; at its middle width,
+// the first row and one 3 px below it. All lie in the plot's border, which the theme
+// fills with its paper colour; a pixel differing from the paper by more than 6 in a
+// channel, once composited over it, is reported. Returns
 // {canvases, painted, wrong}: how many canvases were read, how many have the paper
 // inside their border (painted in this theme), and the wrong ones' pixels.
 (paper) => {
@@ -23,10 +24,12 @@
   const wrong = [];
   let painted = 0;
   layers.forEach((canvas, index) => {
-    const ctx = canvas.getContext('2d'), y = Math.floor(canvas.height / 2);
-    const seen = {edge: over(ctx.getImageData(0, y, 1, 1).data), inside: over(ctx.getImageData(3, y, 1, 1).data)};
+    const ctx = canvas.getContext('2d');
+    const x = Math.floor(canvas.width / 2), y = Math.floor(canvas.height / 2);
+    const at = (px, py) => over(ctx.getImageData(px, py, 1, 1).data);
+    const seen = {left: at(0, y), inside: at(3, y), top: at(x, 0), below: at(x, 3)};
     if (apart(seen.inside) <= 6) painted += 1;
-    if (Math.max(apart(seen.edge), apart(seen.inside)) > 6) wrong.push({canvas: index, ...seen});
+    if (Math.max(...Object.values(seen).map(apart)) > 6) wrong.push({canvas: index, ...seen});
   });
   return {canvases: layers.length, painted, wrong};
 }
