@@ -1,10 +1,12 @@
 """Every screen: no sideways scroll, plots inside their cards, controls above when narrow."""
 
 import pytest
+from playwright.sync_api import expect
 
 from posviz.compose.routes import routes
 from posviz.content import load
 from posviz.drawing import model_name, watched_plot
+from posviz.drawing.controls import group_title_css
 from posviz.figures import FIGURES
 from tests.oracles import oracle_for
 from tests.support.browser import patient
@@ -197,8 +199,6 @@ def check_shape(page, figure_id, width, design, square_cells):
 def test_each_button_group_shows_its_title_above_and_is_named_by_it(served, page, figure_id):
     """A row (2306) and a column (4121) of buttons: the parameter's label is drawn above
     the buttons, and a screen reader finds the group by it, holding the choices' buttons."""
-    from playwright.sync_api import expect
-
     figure = FIGURES[figure_id]()
     groups = [name for name, spec in figure.widgets.items() if "buttons" in str(spec)]
     page.goto(f"{served}/figure-{figure_id}")
@@ -212,3 +212,21 @@ def test_each_button_group_shows_its_title_above_and_is_named_by_it(served, page
         assert drawn == f'"{label}"', name
         top, first = group.bounding_box()["y"], buttons.first.bounding_box()["y"]
         assert 17 <= first - top <= 18, (name, top, first)  # one title line above them
+
+
+# What the page script does with a group's drawn title (compose/page_script.js, fix).
+TITLE_READ_BACK_JS = """() => {
+  const group = document.querySelector('.bk-btn-group');
+  return JSON.parse(getComputedStyle(group, '::before').content);
+}"""
+
+
+@pytest.mark.parametrize("label", ["base θ", 'say "hi"', "a\\b", "L_train · 10⁴"])
+def test_a_group_title_reads_back_as_its_label_whatever_its_characters(page, label):
+    """Chromium's own CSS parser reads the title the stylesheet draws, and the page
+    script's reading of it gives the label back: no JSON escape (CSS reads ``\\u03b8``
+    as "u03b8"), quotes and backslashes kept."""
+    page.set_content(
+        f"<style>{group_title_css(label)}</style><div class='bk-btn-group'><button>1</button></div>"
+    )
+    assert page.evaluate(TITLE_READ_BACK_JS) == label

@@ -24,7 +24,6 @@ so a deep link restores the whole state, and the Tab order is that of the
 sliders shown, in declaration order.
 """
 
-import json
 import logging
 import math
 import reprlib
@@ -275,12 +274,20 @@ def group_title_css(title: str) -> str:
     reader saw "512 1K 2K 4K" with nothing saying what they set. The page script
     names the group after it for screen readers (``role="group"``, ``aria-label``).
     """
-    quoted = json.dumps(title)
     return (
         ".bk-btn-group { flex-wrap: wrap; }"
-        f" .bk-btn-group::before {{ content: {quoted}; width: 100%; flex: 0 0 auto;"
+        f" .bk-btn-group::before {{ content: {css_string(title)}; width: 100%; flex: 0 0 auto;"
         " white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }"
     )
+
+
+def css_string(text: str) -> str:
+    r"""``text`` as a CSS string: quotes and backslashes escaped, line breaks as ``\A``.
+
+    Not JSON: CSS reads ``\u03b8`` as "u03b8", so a label "base θ" must stay as it is.
+    """
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\A ")
+    return f'"{escaped}"'
 
 
 def steady(controls: pn.Param, figure) -> pn.Param:
