@@ -25,6 +25,7 @@ from pathlib import Path
 
 from benchmarks.common import ROOT, table
 from benchmarks.runner import Benchmark, run
+from benchmarks.suite_cpu import TICK, stat
 from tests.support.browser import free_port, posviz_server
 
 ROUTES = ("topic-positional-encoding", "gallery", "figure-710")
@@ -32,22 +33,13 @@ SETTLE = 0.5  # s after the answer: what the session does once the page is sent
 
 
 def tree_cpu(pid: int) -> float:
-    """CPU seconds of ``pid`` and its children, from /proc."""
-    ticks = os.sysconf("SC_CLK_TCK")
-
-    def stat(of: str) -> list[str]:
-        with open(f"/proc/{of}/stat") as file:
-            return file.read().rsplit(")", 1)[1].split()
-
-    total = 0.0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        with contextlib.suppress(OSError):
-            fields = stat(entry)
-            if int(entry) == pid or int(fields[1]) == pid:
-                total += (int(fields[11]) + int(fields[12])) / ticks
-    return total
+    """CPU seconds of ``pid`` and its children (``suite_cpu.stat`` reads /proc)."""
+    total = 0
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit() and (found := stat(int(entry.name))) is not None:
+            if int(entry.name) == pid or found[0] == pid:
+                total += found[2]
+    return total / TICK
 
 
 @contextlib.contextmanager
