@@ -46,9 +46,11 @@ def tree_cpu(pid: int) -> float:
 def source_of(revision: str):
     """A folder holding ``src`` as it is at ``revision``."""
     with tempfile.TemporaryDirectory(prefix="serve-cost-") as scratch:
-        archive = subprocess.run(
-            ["git", "archive", revision, "src"], cwd=ROOT, check=True, capture_output=True
-        ).stdout
+        made = subprocess.run(["git", "archive", revision, "src"], cwd=ROOT, capture_output=True)
+        if made.returncode:
+            why = made.stderr.decode(errors="replace").strip()
+            raise SystemExit(f"serve_cost: --before {revision!r}: git archive said: {why}")
+        archive = made.stdout
         archive_file = Path(scratch) / "src.tar"
         archive_file.write_bytes(archive)
         with tarfile.open(archive_file) as tar:
