@@ -67,6 +67,38 @@
       clipped.push(`title "${view.model.text}" ends at ${Math.round(end)} of ${plot.canvas_view.bbox.width}`);
     }
   }
+  // Text drawn on the canvas and clipped by it: a label glyph (hv.Labels) ends inside its
+  // plot area, and an axis label inside the canvas (both canvas coordinates).
+  const round = (n) => Math.round(n);
+  for (const view of views.filter((v) => v.model.type === 'GlyphRenderer' && v.model.visible
+    && v.glyph?.model.type === 'Text')) {
+    const {glyph} = view;
+    const area = view.parent.frame.bbox;
+    for (let i = 0; i < glyph.sx.length; i++) {
+      const text = glyph.labels?.[i]?.text;
+      if (!text || !text.trim() || !Number.isFinite(glyph.sx[i])) continue;
+      const {x, y} = glyph.anchor_.get(i);
+      const x0 = glyph.sx[i] + glyph.x_offset.get(i) - x * glyph.swidth[i];
+      const y0 = glyph.sy[i] + glyph.y_offset.get(i) - y * glyph.sheight[i];
+      if (outside({left: x0, right: x0 + glyph.swidth[i], top: y0, bottom: y0 + glyph.sheight[i]},
+        {left: area.x0, right: area.x1, top: area.y0, bottom: area.y1})) {
+        clipped.push(`label "${text.trim()}" of "${view.parent.model.title?.text}" spans x ${round(x0)}`
+          + `–${round(x0 + glyph.swidth[i])}, its plot area ${round(area.x0)}–${round(area.x1)}`);
+      }
+    }
+  }
+  for (const axis of views.filter((v) => v.model.type.endsWith('Axis') && v.model.axis_label)) {
+    const {side} = axis.panel;
+    if (side !== 'below' && side !== 'above') continue; // a side axis's label is turned: its room is Bokeh's
+    measure.font = axis.visuals.axis_label_text.font_value();
+    const width = measure.measureText(axis.model.axis_label).width;
+    const centre = axis.bbox.hcenter;
+    const canvas = axis.parent.canvas_view.bbox.width;
+    if (axis.model.axis_label_align === 'center' && (centre - width / 2 < -0.5 || centre + width / 2 > canvas + 0.5)) {
+      clipped.push(`axis label "${axis.model.axis_label}" spans x ${round(centre - width / 2)}–`
+        + `${round(centre + width / 2)} of ${canvas}`);
+    }
+  }
   // A legend shown inside a plot area covers none of the data it names: no vertex of a
   // line and no centre of a mark lies under its box (canvas coordinates, both).
   const hidden = (view) => getComputedStyle(view.el).display === 'none';

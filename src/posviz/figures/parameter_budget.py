@@ -33,8 +33,12 @@ COLOURS = (PALETTE[5], PALETTE[0], PALETTE[1], PALETTE[0], PALETTE[4], PALETTE[1
 ENCODER_SUBLAYERS = 2  # self-attention, feed-forward
 DECODER_SUBLAYERS = 3  # self-attention, cross-attention, feed-forward
 SIZES = ("d_model", "d_ff", "n_layers", "vocab_size")
-# Room past the longest bar for its label, as a share of the span between the shortest and longest.
-PAD = 0.22
+# Room past the longest bar, as a share of it: its label is drawn inside it.
+PAD = 0.03
+# A bar at least this share of the axis holds its label inside its end; a shorter one has it
+# just past its end. Either way a label needs about 50 px of a plot 100 px wide or more, so
+# it is not cut at a phone's width (a fixed room past the longest bar was, below 500 px).
+INSIDE = 0.5
 CUSTOM = "custom"
 # Model sizes named in the paper (posviz/data/model_presets.json says where each comes from).
 PRESETS = json.loads(
@@ -84,7 +88,25 @@ def encoder_layer_share(d_model: int, d_ff: int) -> dict[str, float]:
 
 def label(value: float) -> str:
     """A bar's label: its millions."""
-    return f" {value:.2f} M" if value < 1 else f" {value:.1f} M"
+    return f"{value:.2f} M" if value < 1 else f"{value:.1f} M"
+
+
+def luminance(colour: str) -> float:
+    """WCAG's relative luminance of a ``#rrggbb`` colour."""
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(one: str, other: str) -> float:
+    """WCAG's contrast ratio of two colours."""
+    high, low = sorted((luminance(one), luminance(other)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def ink_on(colour: str) -> str:
+    """White or the ink, whichever reads better on a bar of ``colour`` (in either theme)."""
+    return max(("#ffffff", INK), key=lambda ink: contrast(ink, colour))
 
 
 class ParameterBudget(Figure):
@@ -175,20 +197,23 @@ class ParameterBudget(Figure):
         lengths = np.array(
             [count / 1e6 for count in reversed(self.counts().values())]
         )  # Bokeh: first at the bottom
-        low = lengths.min()
+        end = float(lengths.max() * (1 + PAD))
+        # A label sits at its bar's end; on a plot with a category axis its position is text.
+        # Each bar's label is in one of the two elements, and "" in the other.
+        at = [f"{v:.5g}" for v in lengths]
+        inside, past = [], []
+        for value in lengths:
+            held = value >= INSIDE * end
+            inside.append(f"{label(value)} " if held else "")
+            past.append("" if held else f" {label(value)}")
         return {
             "lengths": {"data": {"millions": lengths}},
-            # A label sits at its bar's end; on a plot with a category axis its position is text.
-            "labels": {
-                "data": {
-                    "millions": [f"{v:.5g}" for v in lengths],
-                    "text": [label(v) for v in lengths],
-                }
-            },
+            "labels": {"data": {"millions": at, "text": past}},
+            "inside": {"data": {"millions": at, "text": inside}},
             "bars": {
                 "title.text": f"Total {sum(self.counts().values()) / 1e6:.1f} M parameters",
                 "x_range.start": 0,
-                "x_range.end": float(low + (lengths.max() - low) * (1 + PAD)),
+                "x_range.end": end,
             },
         }
 
@@ -198,23 +223,26 @@ class ParameterBudget(Figure):
         bars = hv.Bars(
             (roles, lengths, COLOURS[::-1]), kdims="role", vdims=["millions", "colour"]
         ).opts(color="colour", line_color=None, tools=["hover"])
-        labels = hv.Labels(
+        past = hv.Labels(
             (roles, lengths, frame["labels"]["data"]["text"]),
             kdims=["role", "millions"],
             vdims="text",
-        )
+        ).opts(text_align="left", text_font_size="9pt", text_color=INK)
+        # Inside a bar, white or ink by the bar's colour: a column, so the dark theme keeps it.
+        inside = hv.Labels(
+            (roles, lengths, frame["inside"]["data"]["text"], [ink_on(c) for c in COLOURS[::-1]]),
+            kdims=["role", "millions"],
+            vdims=["text", "ink"],
+        ).opts(text_align="right", text_font_size="9pt", text_color="ink")
         return [
             Plot(
                 "bars",
-                {
-                    "lengths": bars,
-                    "labels": labels.opts(text_align="left", text_font_size="9pt", text_color=INK),
-                },
+                {"lengths": bars, "labels": past, "inside": inside},
                 invert_axes=True,
                 width=520,
                 height=300,
                 xlabel="",
-                ylabel="parameters (millions)",
+                ylabel="millions",
                 show_grid=True,
             )
         ]
