@@ -119,3 +119,39 @@ def test_lengths_and_bases_are_named_choices():
     assert LongerContexts.param.length.names["64K"] == 65536
     assert LongerContexts.param.train_length.names["2K"] == 2048
     assert LongerContexts.param.base.names == {"10⁴": 10_000, "10⁵": 100_000, "10⁶": 1_000_000}
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        {},
+        {"train_length": 512, "length": 65536},  # s = 128, the widest ranges
+        {"train_length": 4096, "length": 4096},  # s = 1, the narrowest
+    ],
+)
+def test_each_panel_is_labelled_at_powers_of_two_that_cover_its_curves(values):
+    """Every panel shows between two and ten ticks inside its range, each a power of two
+    labelled as its value (read back as a fraction here), and its curves' values lie within
+    one tick step (×2) of the outermost ticks shown."""
+    import holoviews as hv
+
+    hv.extension("bokeh", logo=False)
+    figure = LongerContexts(**values)
+    frame = figure.frame()
+    for spec in figure.draw(hv, frame):
+        low, high = frame[spec.key]["y_range.start"], frame[spec.key]["y_range.end"]
+        shown = [(v, text) for v, text in spec.options["yticks"] if low <= v <= high]
+        assert 2 <= len(shown) <= 10, (spec.key, low, high, shown)
+        for value, text in shown:
+            top, _, bottom = text.partition("/")
+            assert int(top) / int(bottom or 1) == value
+            assert math.log2(value) == round(math.log2(value))
+        ticks = [v for v, _ in shown]
+        curves = [
+            y
+            for m in longer.METHODS
+            for y in frame[f"{m}_{spec.key}"]["data"][
+                longer.REACH if spec.key == "reach" else longer.STEP
+            ]
+        ]
+        assert min(ticks) / 2 <= min(curves) and max(curves) <= max(ticks) * 2

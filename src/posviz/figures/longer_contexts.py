@@ -35,6 +35,10 @@ STEP = "neighbour step ÷ trained"
 BASES = {"10⁴": 10_000, "10⁵": 100_000, "10⁶": 1_000_000}
 # A ratio this close to 1 is 1: floating-point rounding, not an overshoot.
 ROUNDING = 1e-9
+# Both panels' ratios are powers of two apart (s = L / L_train is one): ticks at 1/256 … 256,
+# the ones inside the range shown. A log axis's own ticks crowd within a decade (5, 6, 7, 8
+# at the top of one panel) and left the right panel's 1/4 unlabelled.
+TICKS = [(2.0**k, f"1/{2**-k}" if k < 0 else f"{2**k}") for k in range(-8, 9)]
 
 
 def frequencies(d: int, base: float) -> np.ndarray:
@@ -191,6 +195,7 @@ class LongerContexts(Figure):
                     width=520 if key == "reach" else 380,
                     height=320,
                     logy=True,
+                    yticks=TICKS,
                     show_grid=True,
                     **legend,
                 )
