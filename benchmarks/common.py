@@ -135,10 +135,19 @@ def table(title: str, header: list[str], rows: list[list]) -> str:
     )
 
 
+def as_json(value):
+    """``json.dumps``'s ``default``: a path as its text; anything else is refused, named."""
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"a benchmark result holds a {type(value).__name__}: {value!r}")
+
+
 def write(name: str, results: dict) -> Path:
+    """results/<name>.json; a folder in the results (a site: ``--site name=DIR``) as its path."""
     RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / f"{name}.json"
-    path.write_text(json.dumps({"machine": machine(), **results}, indent=1) + "\n")
+    text = json.dumps({"machine": machine(), **results}, indent=1, default=as_json)
+    path.write_text(text + "\n")
     print(f"\nwrote {path.relative_to(ROOT)}")
     return path
 

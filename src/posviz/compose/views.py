@@ -281,10 +281,10 @@ def servable(name: str, dev: dict | None = None):
         pn.state.curdoc.js_on_event("document_ready", CustomJS(code=SCROLL_TO_FRAGMENT))
         page_script.install(pn.state.curdoc)
     template = page_template(shown, name, kind, title, summary, dev=dev)
-    if pn.state.curdoc is None or routing.exported():
+    if pn.state.curdoc is None:
         return template.servable(title=title)
-    # Under a server, Panel adds the page's roots one by one, and Bokeh re-walks the
-    # whole document's models after each: once is enough (a served topic page, 13 %
-    # less CPU: benchmarks/serve_cost.py). The export's worker is left as it was.
+    # Panel adds the page's roots one by one, and Bokeh re-walks the whole document's
+    # models after each: once is enough (a served topic page, 13 % less CPU:
+    # benchmarks/serve_cost.py; the export's worker too: benchmarks/cold_ab.py).
     with pn.state.curdoc.models.freeze():
         return template.servable(title=title)
