@@ -2,6 +2,8 @@
 
 import pytest
 
+from tests.support.selection import figure_words, stable_text
+
 
 @pytest.fixture(autouse=True)
 def fresh_panel_state():
@@ -75,22 +77,6 @@ def pytest_addoption(parser):
     )
 
 
-def figure_words(ids) -> list:
-    """Patterns naming each figure: its id as a whole number, its class, its module."""
-    import re
-
-    from posviz.figures import FIGURES
-
-    words = []
-    for raw in ids:
-        if not raw.isdigit() or int(raw) not in FIGURES:
-            raise pytest.UsageError(f"--figure {raw}: no such figure (known: {sorted(FIGURES)})")
-        cls = FIGURES[int(raw)]
-        module = cls.__module__.rsplit(".", 1)[-1]
-        words.append(re.compile(rf"(?<!\d){cls.figure_id}(?!\d)|\b{cls.__name__}\b|{module}"))
-    return words
-
-
 # Fixtures that cost a whole site build: a test using one is ``slow`` (the fast
 # tier, ``./dev test --fast``, leaves it to the full run).
 BUILDS = {"built_site"}
@@ -99,22 +85,6 @@ BUILDS = {"built_site"}
 def pytest_itemcollected(item):
     if BUILDS & set(getattr(item, "fixturenames", ())):
         item.add_marker(pytest.mark.slow)
-
-
-def stable_text(value) -> str:
-    """A parameter as text that is the same in every process: a class or function by its
-    module and name, plain values and their containers by repr, anything else by its type.
-    (``repr`` of a lambda holds its address: "at 0x7fa96b…" named figure 96 in one xdist
-    worker and not in the other, which then refused to run.)"""
-    if isinstance(value, (str, int, float, bool, type(None))):
-        return repr(value)
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return " ".join(stable_text(each) for each in value)
-    if isinstance(value, dict):
-        return " ".join(f"{stable_text(k)} {stable_text(v)}" for k, v in value.items())
-    if hasattr(value, "__qualname__"):
-        return f"{getattr(value, '__module__', '')}.{value.__qualname__}"
-    return type(value).__qualname__
 
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)

@@ -8,7 +8,7 @@ function's address) made one worker keep a test the other dropped, and the run f
 
 import pytest
 
-from tests.conftest import figure_words, stable_text
+from tests.support.selection import figure_words, stable_text
 
 
 class AtAnAddress:

@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 from posviz.compose.routes import routes
 from posviz.content import load
 from posviz.styles import DARK
+from tests.support.browser import sealed_context
 from tests.support.pages import (
     CANVAS_EDGES_JS,
     axe_serious,
@@ -200,15 +201,19 @@ def rgb(hex_colour: str) -> str:
     return f"rgb({r}, {g}, {b})"
 
 
-def test_a_plot_switched_to_dark_keeps_no_edge_of_its_light_paint(served, page):
+@pytest.mark.parametrize("ratio", [1, 1.5])
+def test_a_plot_switched_to_dark_keeps_no_edge_of_its_light_paint(served, browser, blocked, ratio):
     """At a pixel ratio of 1 (Playwright's default), BokehJS clears a canvas from half
     a pixel in, so a plot painted light and then dark kept a light line along its top
-    and left; the page script now clears the whole canvas before the dark paint."""
+    and left; the page script now clears the whole canvas before the dark paint. At 1.5
+    (a screen at 150 %) the half pixel falls on 0.75 of a device pixel."""
+    context = sealed_context(browser, blocked, device_scale_factor=ratio)
+    page = new_page(context)
     page.emulate_media(color_scheme="light")
     page.goto(url(served, "figure-2104"))
     settle(page)
     wait_for_plot(page, "posviz-2104-against")
-    assert page.evaluate("devicePixelRatio") == 1
+    assert page.evaluate("devicePixelRatio") == ratio
     page.emulate_media(color_scheme="dark")
     page.wait_for_function(PLOTS_THEMED_JS, arg=DARK["paper"])
     page.wait_for_function(  # the dark repaint, which follows the models' change
@@ -217,7 +222,9 @@ def test_a_plot_switched_to_dark_keeps_no_edge_of_its_light_paint(served, page):
         arg=DARK["paper"],
     )
     edges = page.evaluate(CANVAS_EDGES_JS, DARK["paper"])
+    context.close()
     assert edges == {"canvases": 2, "painted": 2, "wrong": []}
+    assert blocked == []
 
 
 def test_dark_scheme_colours_the_page_and_the_plots(served, page):
