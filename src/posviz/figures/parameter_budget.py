@@ -29,7 +29,10 @@ ROLES = (
     "decoder feed-forward",
     "layer norm",
 )
-COLOURS = (PALETTE[5], PALETTE[0], PALETTE[1], PALETTE[0], PALETTE[4], PALETTE[1], PALETTE[2])
+# The embedding's grey is a shade darker than the palette's: white on it reads at 4.9:1
+# (WCAG AA), where the palette's grey gave 4.3.
+EMBEDDING_GREY = "#707070"
+COLOURS = (EMBEDDING_GREY, PALETTE[0], PALETTE[1], PALETTE[0], PALETTE[4], PALETTE[1], PALETTE[2])
 ENCODER_SUBLAYERS = 2  # self-attention, feed-forward
 DECODER_SUBLAYERS = 3  # self-attention, cross-attention, feed-forward
 SIZES = ("d_model", "d_ff", "n_layers", "vocab_size")
