@@ -39,8 +39,9 @@ SIZES = ("d_model", "d_ff", "n_layers", "vocab_size")
 # Room past the longest bar, as a share of it: its label is drawn inside it.
 PAD = 0.03
 # A bar at least this share of the axis holds its label inside its end; a shorter one has it
-# just past its end. Either way a label needs about 50 px of a plot 100 px wide or more, so
-# it is not cut at a phone's width (a fixed room past the longest bar was, below 500 px).
+# just past its end. A label of seven characters ("403.0 M") takes about 52 px, so either
+# way it fits a plot area of 104 px or more: from a 390 px page up, in every state (a fixed
+# room past the longest bar cut labels below 500 px). At 320 px the area is about 96 px.
 INSIDE = 0.5
 CUSTOM = "custom"
 # Model sizes named in the paper (posviz/data/model_presets.json says where each comes from).
