@@ -76,7 +76,7 @@
     const area = view.parent.frame.bbox;
     for (let i = 0; i < glyph.sx.length; i++) {
       const text = glyph.labels?.[i]?.text;
-      if (!text || !text.trim() || !Number.isFinite(glyph.sx[i])) continue;
+      if (!text?.trim() || !Number.isFinite(glyph.sx[i])) continue;
       const {x, y} = glyph.anchor_.get(i);
       const x0 = glyph.sx[i] + glyph.x_offset.get(i) - x * glyph.swidth[i];
       const y0 = glyph.sy[i] + glyph.y_offset.get(i) - y * glyph.sheight[i];
