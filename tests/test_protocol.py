@@ -56,7 +56,7 @@ def test_python_refuses_a_request_lacking_a_field_by_name():
 
 
 def test_what_the_pages_send_is_what_the_worker_takes(protocol):
-    pages = ("connect.js", "loader.js", "frames.js")
+    pages = ("connect.js", "loader.js", "frames.js", "lazy.js")
     sent = set().union(*(sent_types((BUILD / name).read_text("utf-8")) for name in pages))
     sent |= sent_types(PANEL_HANDLER.read_text("utf-8"))  # patch, rendered, location
     handled = set(re.findall(r'^\s*case "(\w+)":', (BUILD / "worker.js").read_text("utf-8"), re.M))

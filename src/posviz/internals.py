@@ -269,6 +269,15 @@ JS_SEAMS = (
         "set to null to hold back a root's view until the reader scrolls to it",
     ),
     JsSeam(
+        "properties.<name>.change",
+        "BokehJS",
+        BOKEH_MAIN,
+        (r'this\.change=new [\w$.]+\.Signal0\(this\.obj,"change"\)',),
+        ("export/frames.js", "export/lazy.js"),
+        "a property's change signal, connected from outside any view: a slider moved in the "
+        "preview, or Python filled a shell (a view's own connect needs a view)",
+    ),
+    JsSeam(
         "property.is_unset / get_value()",
         "BokehJS",
         BOKEH_MAIN,

@@ -171,3 +171,101 @@ test("an embed without a document item, or a page without BokehJS, is left alone
   vm.runInContext(SOURCE, bare);
   assert.equal(bare.posvizLazy, undefined);
 });
+
+// Python's shell of a figure it builds later (drawing/layout.py, figure_shell):
+// ``fill()`` does what Python's patch does, its class changes and its slots run.
+function shell(name) {
+  const slots = [];
+  const model = {
+    name,
+    default_view: "View",
+    css_classes: ["posviz-later"],
+    properties: {css_classes: {change: {connect: (slot) => slots.push(slot)}}},
+    fill() {
+      model.css_classes = ["posviz-figure"];
+      for (const slot of slots) slot();
+    },
+  };
+  return model;
+}
+
+// The messages the page posts to the worker.
+const posted = (p) => {
+  const sent = [];
+  p.window.posvizWorker = {postMessage: (message) => sent.push(JSON.parse(JSON.stringify(message)))};
+  return sent;
+};
+
+test("the page tells the worker the figures it has drawn: after the embed, and after each join", async () => {
+  const p = page([{figure: 96, top: 0}, {figure: 710, top: 3000}, {figure: 7256, top: 6000}]);
+  const sent = posted(p);
+  p.embed(models("a", "b", "c"));
+  assert.deepEqual(sent, [{type: "near", figures: [96]}]);
+  p.views();
+  p.scrollTo(p.elements["root-2"].island);
+  await settle();
+  assert.deepEqual(sent.at(-1), {type: "near", figures: [96, 7256]});
+  assert.equal(sent.length, 2);
+});
+
+test("a near shell is drawn at once, and its island waits until Python fills it", async () => {
+  const p = page([{figure: 96, top: 0}, {figure: 710, top: 3000}]);
+  p.views();
+  const near = shell("a");
+  p.embed([near, ...models("b")]);
+  assert.equal(near.default_view, "View"); // its view is built, empty, and fills in place
+  const island = p.elements["root-0"].island;
+  assert.equal(island.dataset.posvizIsland, "waiting");
+  assert.deepEqual([...p.window.posvizLazy.unfilled()], [96]);
+  let all = false;
+  const joined = p.window.posvizLazy.joinAll().then(() => { all = true; });
+  p.scrollTo(p.elements["root-1"].island);
+  await settle();
+  assert.equal(all, false); // the far root is drawn, the shell still waits
+  near.fill();
+  await joined;
+  assert.equal(island.dataset.posvizIsland, "drawn");
+  assert.deepEqual([...p.window.posvizLazy.unfilled()], []);
+  assert.deepEqual([...p.window.posvizLazy.filled], [96]);
+});
+
+test("a far shell waits like any far root; filled before the reader comes, it is drawn when joined", async () => {
+  const p = page([{figure: 96, top: 0}, {figure: 710, top: 3000}, {figure: 7256, top: 6000}]);
+  const [b, c] = [shell("b"), shell("c")];
+  p.embed([...models("a"), b, c]);
+  assert.deepEqual([b.default_view, c.default_view], [null, null]);
+  c.fill();
+  b.fill();
+  assert.deepEqual([...p.window.posvizLazy.filled], [7256, 710]);
+  // filled but not near: still no view, and the island still waits for the reader
+  assert.equal(p.elements["root-2"].island.dataset.posvizIsland, "waiting");
+  p.views();
+  p.scrollTo(p.elements["root-2"].island);
+  await settle();
+  assert.deepEqual(p.built, [["c", "root-2"]]);
+  assert.equal(p.elements["root-2"].island.dataset.posvizIsland, "drawn");
+});
+
+test("a far shell joined before Python fills it shows as waiting until it is filled", async () => {
+  const p = page([{figure: 96, top: 0}, {figure: 710, top: 3000}]);
+  const far = shell("b");
+  p.embed([...models("a"), far]);
+  p.views();
+  p.scrollTo(p.elements["root-1"].island);
+  await settle();
+  assert.deepEqual(p.built, [["b", "root-1"]]);
+  assert.equal(p.elements["root-1"].island.dataset.posvizIsland, "waiting");
+  far.fill();
+  assert.equal(p.elements["root-1"].island.dataset.posvizIsland, "drawn");
+});
+
+test("a document that replaces one with shells leaves nothing to wait for", async () => {
+  const p = page([{figure: 96, top: 0}, {figure: 710, top: 3000}]);
+  p.views();
+  p.embed([shell("a"), shell("b")]);
+  const waited = p.window.posvizLazy.joinAll();
+  p.embed(models("A", "B")); // a new runtime's document, say, built whole
+  await Promise.race([waited, new Promise((_, reject) => setTimeout(() => reject(new Error("joinAll hung")), 500))]);
+  assert.deepEqual([...p.window.posvizLazy.unfilled()], []);
+  assert.deepEqual([...p.window.posvizLazy.filled], []);
+});

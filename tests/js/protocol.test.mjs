@@ -18,6 +18,8 @@ const SENT = [
   {type: "compute", figure: 710, request: {module: "m", figure: 710, values: {pos: 3}, link: "l"}},
   {type: "compute", figure: "710", request: {module: "m", figure: "710", values: {pos: 3}, link: "l"}},
   {type: "search", search: "?pos=3"},
+  {type: "near", figures: [96, 710]},
+  {type: "near", figures: []},
 ];
 
 test("every message a page sends passes, and each type of TO_WORKER is among them", () => {
@@ -46,6 +48,10 @@ test("a field of the wrong kind, or a required one left out, is refused naming i
     'posviz worker: a "compute" message needs figure as a string or number, not number');
   assert.equal(Protocol.refusal({type: "start", panel: 1}),
     'posviz worker: a "start" message needs panel as a boolean, not number');
+  assert.equal(Protocol.refusal({type: "near", figures: {0: 96}}),
+    'posviz worker: a "near" message needs figures as a list, not object');
+  assert.equal(Protocol.refusal({type: "near"}),
+    'posviz worker: a "near" message needs figures as a list, not undefined');
 });
 
 test("a compute request lacking a field Python reads is refused, naming each", () => {

@@ -119,6 +119,28 @@ def test_a_figure_scrolled_to_after_python_arrives_joins_the_live_document(joine
     assert blocked == [] and page.errors == []
 
 
+def test_python_sends_the_drawn_figures_first_and_fills_the_others_once_live(joined):
+    """Python's document holds the figures the preview drew; each other island's root
+    comes as an empty shell, filled after the page is live, in page order."""
+    page, site, blocked = joined
+    page.goto(f"{site}/{TOPIC}")
+    page.wait_for_function("() => document.body.dataset.posviz === 'live'", timeout=LIVE)
+    drawn = page.evaluate("posvizLazy.drawnBefore")
+    assert drawn and FAR not in drawn
+    far = [figure for figure in TOPIC_FIGURES if figure not in drawn]
+    assert page.evaluate("posvizLazy.shelled") == far
+    page.wait_for_function("() => window.posvizFilled", timeout=LIVE)
+    assert page.evaluate("posvizLazy.filled") == far
+    assert page.evaluate("posvizLazy.unfilled()") == []
+    # Filled, a far figure is drawn whole when the reader comes, and answers from Python.
+    island(page, FAR).scroll_into_view_if_needed()
+    expect(island(page, FAR)).to_have_attribute("data-posviz-island", "drawn")
+    before = wait_for_plot(page, FAR_PLOT)
+    press_on_slider(page, FAR_INDEX, 0)
+    assert wait_for_change(page, FAR_PLOT, before) != before
+    assert blocked == [] and page.errors == []
+
+
 def test_a_deep_link_reaches_a_far_figure_before_it_is_drawn(static_site, page, blocked):
     page.goto(f"{static_site}/{TOPIC}?4121.row=3")
     page.wait_for_function(PAINTED, timeout=30_000)

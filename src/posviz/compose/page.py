@@ -19,6 +19,7 @@ import html
 import json
 import os
 import re
+from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from importlib import resources
@@ -29,7 +30,7 @@ from markupsafe import Markup
 
 from posviz import markup
 from posviz.compose import routes
-from posviz.compose.parts import Island, View
+from posviz.compose.parts import Island, View, macros
 from posviz.drawing import layout
 from posviz.frames.texts import markdown_html
 
@@ -114,8 +115,33 @@ def island(figure):
     return layout.figure_layout(figure, caption=False)
 
 
+@dataclass
+class Later:
+    """A figure whose root is an empty shell (``layout.figure_shell``) until ``fill``."""
+
+    figure: object
+    shell: pn.Column
+
+    def fill(self) -> None:
+        """Build the figure into its shell; on a live page Panel sends the page the change."""
+        layout.figure_layout(self.figure, caption=False, shell=self.shell)
+
+    def failed(self, error: Exception) -> None:
+        """Say in the figure's place that it could not be drawn, and why, in one line."""
+        message = macros().figure_error(self.figure.figure_id, type(error).__name__, str(error))
+        self.shell.param.update(
+            objects=[pn.pane.HTML(message, sizing_mode="stretch_width")],
+            css_classes=[layout.FIGURE],
+        )
+
+
 def split(
-    view: View, template: pn.Template, with_text: bool, islands: bool = True, drawn: bool = True
+    view: View,
+    template: pn.Template,
+    with_text: bool,
+    islands: bool = True,
+    drawn: bool = True,
+    later: Collection[int] = (),
 ) -> tuple[list[Part], Markup]:
     """The parts of a view in reading order, and its breadcrumbs.
 
@@ -124,6 +150,8 @@ def split(
     (``posviz serve --dev`` fetching a page's text alone) a figure's root is left
     empty: its plots are not drawn. Without ``drawn`` (``model``) a figure part
     lacks its text alternative and its room, which its code draws from its values.
+    A figure whose id is in ``later`` gets a shell as its root, kept in the
+    template's ``later`` (a ``PageTemplate``) to be filled.
     """
     parts = []
     if view.links is not None:
@@ -133,7 +161,14 @@ def split(
         if isinstance(part, Island):
             figure = part.figure
             name = f"figure-{figure.figure_id}"
-            template.add_panel(name, island(figure) if islands else pn.Spacer(height=0))
+            if not islands:
+                root = pn.Spacer(height=0)
+            elif figure.figure_id in later:
+                root = layout.figure_shell(figure)
+                template.later.append(Later(figure, root))
+            else:
+                root = island(figure)
+            template.add_panel(name, root)
             readout = Markup(markdown_html(figure.readout())) if drawn else ""
             parts.append(
                 Part(
@@ -228,24 +263,35 @@ def absolute(route_name: str, base: str | None = None) -> str | None:
 
 
 class PageTemplate(pn.Template):
-    """A page's ``pn.Template``, whose repr does not walk its roots.
+    """A page's ``pn.Template``: its figures to fill later, and a repr that does not walk its roots.
 
     Panel rewrites a template's repr (its notebook display) after each ``add_panel``,
     and that repr walks every root added so far: on a page of nine figures, 7 % of
     the build (cProfile of the worker's build of the topic).
     """
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.later: list[Later] = []  # in page order
+
     def __repr__(self) -> str:
         return f"{type(self).__name__} of a posviz page"
 
 
 def page_template(
-    view: View, route_name: str, kind: str, title: str, description: str, dev: dict | None = None
-):
+    view: View,
+    route_name: str,
+    kind: str,
+    title: str,
+    description: str,
+    dev: dict | None = None,
+    later: Collection[int] = (),
+) -> PageTemplate:
     """A ``pn.Template`` of the page: text as HTML, figures as named roots.
 
     ``dev`` (``posviz serve --dev``): the route's digest, for the script that
-    follows edits (``compose/devloop.py``).
+    follows edits (``compose/devloop.py``). ``later``: the ids of figures whose
+    roots are shells, to fill once the page is live (``PageTemplate.later``).
     """
     # location: the template's Location root keeps the URL query and the sliders in step.
     template = PageTemplate(environment().get_template("site.html"), location=True)
@@ -254,7 +300,9 @@ def page_template(
     with_text = not in_browser and only != "figures"
     # In the reader's browser the page is already there (pre-rendered): the worker needs
     # the roots alone, not each figure's room, which costs a drawing of the figure.
-    parts, crumbs = split(view, template, with_text, islands=only != "text", drawn=not in_browser)
+    parts, crumbs = split(
+        view, template, with_text, islands=only != "text", drawn=not in_browser, later=later
+    )
     canonical = absolute(route_name) if with_text else None
     template.add_variable(
         "posviz",

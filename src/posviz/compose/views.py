@@ -7,6 +7,7 @@ notice); ``servable(name)`` is what an entry script calls.
 
 import contextlib
 import logging
+from collections.abc import Collection
 from contextvars import ContextVar
 from functools import cache
 
@@ -238,11 +239,14 @@ def view(name: str):
 SERVER_DEBOUNCE_MS = 10
 
 
-def servable(name: str, dev: dict | None = None):
+def servable(name: str, dev: dict | None = None, near: Collection[int] | None = None):
     """Entry scripts call this: build the view, or a readable failure, and serve it.
 
     ``dev`` (under ``posviz serve --dev``, from ``devloop``): the route's digest
-    and where its state is polled; the page then follows every edit.
+    and where its state is polled; the page then follows every edit. ``near``
+    (the export's worker, from the page): the figures near the reader's viewport.
+    Given it, the page's other figures are shells, to fill once it is live
+    (the returned template's ``later``).
     """
     pn.extension(design="native", notifications=False)
     internals.set_server_debounce(SERVER_DEBOUNCE_MS)
@@ -252,9 +256,11 @@ def servable(name: str, dev: dict | None = None):
         numpy_only()  # the export's process is all posviz; keeps pandas out of the browser
     else:
         internals.send_frames_at_once()
-    kind, summary = "error", ""
+    kind, summary, later = "error", "", ()
     try:
         shown, route = view(name)
+        if near is not None:
+            later = {isle.figure.figure_id for isle in shown.islands()} - set(near)
         title = f"{route.title} · posviz"
         kind, summary = route.kind, description(route)
     except Exception as error:  # the reader gets a message, the log the traceback
@@ -280,7 +286,7 @@ def servable(name: str, dev: dict | None = None):
 
         pn.state.curdoc.js_on_event("document_ready", CustomJS(code=SCROLL_TO_FRAGMENT))
         page_script.install(pn.state.curdoc)
-    template = page_template(shown, name, kind, title, summary, dev=dev)
+    template = page_template(shown, name, kind, title, summary, dev=dev, later=later)
     if pn.state.curdoc is None:
         return template.servable(title=title)
     # Panel adds the page's roots one by one, and Bokeh re-walks the whole document's

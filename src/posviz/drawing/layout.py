@@ -213,8 +213,28 @@ class WrappingRow(pn.Row):
         super().__init__(*objects, **params)
 
 
-def figure_layout(figure: object, caption: bool = True) -> pn.Column:
-    """The view of one figure (``Figure.__panel__``).
+LATER = "posviz-later"  # the class of a shell whose figure is drawn later (export/lazy.js)
+FIGURE = "posviz-figure"  # the class of a figure's view once it holds its figure
+
+
+def figure_shell(figure: object) -> pn.Column:
+    """The outer column of a figure's view, empty: a page's root that ``figure_layout`` fills.
+
+    The export's worker makes the page's far figures as shells and fills them once
+    the near ones are live (``runtime.documents``); the page tells a shell by ``LATER``.
+    """
+    return pn.Column(
+        css_classes=[LATER],
+        name=f"figure-{figure.figure_id}",
+        sizing_mode="stretch_width",
+        stylesheets=[FIGURE_BODY_CSS, NO_MIN_WIDTH, REDUCED_MOTION],
+    )
+
+
+def figure_layout(
+    figure: object, caption: bool = True, shell: pn.Column | None = None
+) -> pn.Column:
+    """The view of one figure (``Figure.__panel__``), in ``shell`` if given (``figure_shell``).
 
     A page has the caption as text and asks for the layout without it.
     """
@@ -294,7 +314,7 @@ def figure_layout(figure: object, caption: bool = True) -> pn.Column:
         styles=main_styles(widest),
         stylesheets=[FIGURE_BODY_CSS],
     )
-    view = pn.Column(
+    body = [
         WrappingRow(
             controls,
             main,
@@ -315,17 +335,16 @@ def figure_layout(figure: object, caption: bool = True) -> pn.Column:
             else []
         ),
         link,
-        css_classes=["posviz-figure"],
-        name=f"figure-{figure.figure_id}",
-        sizing_mode="stretch_width",
-        stylesheets=[FIGURE_BODY_CSS],
-    )
+    ]
     # Panel's inner layouts (the controls' own column, each plot's row) animate their
     # scroll buttons; reduced motion reaches them only through their own stylesheets.
-    # So does the fix to their min-widths (see NO_MIN_WIDTH).
-    for part in view.select(pn.layout.ListPanel):
+    # So does the fix to their min-widths (see NO_MIN_WIDTH). All are set before the
+    # parts join the shell: on a live page, one change of the shell, not one per part.
+    for part in (each for item in body for each in item.select(pn.layout.ListPanel)):
         if REDUCED_MOTION not in part.stylesheets:
             part.stylesheets = [*part.stylesheets, NO_MIN_WIDTH, REDUCED_MOTION]
+    view = figure_shell(figure) if shell is None else shell
+    view.param.update(objects=body, css_classes=[FIGURE])
     return view
 
 

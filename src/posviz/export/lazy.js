@@ -11,6 +11,11 @@
 // views_manager.build_view, then view.build into the root's element). Before
 // that, the island keeps the height its figure will take (site.css), so the
 // reader never scrolls onto a blank box. Printing draws every figure first.
+//
+// The page tells the worker which figures it has drawn ("near"). Python's live
+// document holds those; every other island's root is an empty shell (class
+// posviz-later) that Python fills once the page is live (runtime/documents.py,
+// fill). A shell's island says "waiting" until its figure arrives in it.
 (() => {
   const Document = window.Bokeh && Bokeh.require?.("document").Document;
   // posvizLazyOff: every figure at once, as before (benchmarks/lazy.py's A/B).
@@ -18,12 +23,22 @@
   const AHEAD = "100% 0px 100% 0px"; // one screen above and below the viewport
   const pending = new Map(); // element id → {model, doc, el, island}
   const drawn = new Set(); // element ids whose figure has been drawn
+  const LATER = "posviz-later"; // a shell's class (drawing/layout.py, figure_shell)
+  const shells = new Map(); // element id → {figure, filled: a promise, done: its resolve}
   let embedding = null; // the elements of the embed in progress, by root index
   const api = {
     // figure ids whose islands wait to be drawn, in page order
     waiting: () => [...pending.values()].map((p) => Number(p.island.dataset.figure)),
     joined: [], // figure ids in the order they were drawn after the page's embed
-    joinAll: () => Promise.all([...pending.keys()].map(join)), // print; tests and benchmarks
+    unfilled: () => [...shells.values()].map((shell) => shell.figure), // Python's to fill
+    drawnBefore: [], // figure ids drawn when the last document was embedded
+    shelled: [], // figure ids that came as shells in the last document embedded
+    filled: [], // figure ids in the order Python filled their shells
+    // Every figure drawn and every shell filled: print; tests and benchmarks.
+    joinAll: () => Promise.all([
+      ...[...pending.keys()].map(join),
+      ...[...shells.values()].map((shell) => shell.filled),
+    ]),
   };
   window.posvizLazy = api;
 
@@ -33,6 +48,30 @@
     return box.bottom > -innerHeight && box.top < 2 * innerHeight;
   };
   const mark = (island, state) => { island.dataset.posvizIsland = state; };
+  // What an island shows once its view is built: its figure, or that it waits for it.
+  const shown = (el) => (shells.has(el.id) ? "waiting" : "drawn");
+  // The figures drawn so far, for Python to build first.
+  const drawnFigures = () => [...drawn]
+    .map((id) => Number(islandOf(document.getElementById(id))?.dataset.figure))
+    .filter(Number.isInteger);
+  const tellNear = () => window.posvizWorker?.postMessage({type: "near", figures: drawnFigures()});
+
+  // A shell: its island waits until Python gives it children, its figure.
+  function watchShell(model, el, island) {
+    /** @type {(value?: unknown) => void} */
+    let done = () => {};
+    const filled = new Promise((resolve) => { done = resolve; });
+    const figure = Number(island.dataset.figure);
+    shells.set(el.id, {figure, filled, done});
+    api.shelled.push(figure);
+    model.properties.css_classes.change.connect(() => {
+      if (model.css_classes.includes(LATER) || !shells.has(el.id)) return;
+      shells.delete(el.id);
+      api.filled.push(figure);
+      if (drawn.has(el.id)) mark(island, "drawn");
+      done();
+    });
+  }
 
   const observer = "IntersectionObserver" in window
     ? new IntersectionObserver((entries) => {
@@ -66,10 +105,17 @@
     embedding = null;
     for (const p of pending.values()) observer?.unobserve(p.island);
     pending.clear();
+    for (const shell of shells.values()) shell.done(); // of a document replaced: none to wait for
+    shells.clear();
+    api.drawnBefore = drawnFigures();
+    api.shelled = [];
+    let islands = 0;
     doc.all_roots.forEach((model, i) => {
       const el = elements[i];
       const island = islandOf(el);
       if (!island) return;
+      islands += 1;
+      if (model.css_classes?.includes(LATER)) watchShell(model, el, island);
       if (observer && !drawn.has(el.id) && !near(island)) {
         model.default_view = null;
         pending.set(el.id, {model, doc, el, island});
@@ -78,9 +124,10 @@
         observer.observe(island);
       } else {
         drawn.add(el.id);
-        mark(island, "drawn");
+        mark(island, shown(el));
       }
     });
+    if (islands) tellNear();
     return doc;
   };
 
@@ -99,8 +146,9 @@
     view.build(p.el);
     Bokeh.index.add(view);
     drawn.add(elementId);
-    mark(p.island, "drawn");
+    mark(p.island, shown(p.el));
     api.joined.push(Number(p.island.dataset.figure));
+    tellNear();
   }
 
   window.addEventListener("beforeprint", api.joinAll);

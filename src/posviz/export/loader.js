@@ -158,6 +158,11 @@ import {ISLANDS, whenPainted} from "./signals.js";
         return;
       }
       if (msg.type === "status") return;
+      // Python has built the figures it left for later (export/lazy.js shows each as it comes).
+      if (msg.type === "filled") {
+        window.posvizFilled = {ms: msg.ms, at: performance.now()};
+        return;
+      }
       // Tier 2 (the numpy tier): posviz-frames.js shows what it computed.
       if (msg.type === "numpy" || msg.type === "frame") {
         const frames = window.posvizFrames;

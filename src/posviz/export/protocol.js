@@ -12,8 +12,8 @@
 const MESSAGE_LIMIT = 1000000;
 
 // Each type a page may send, with its fields: a kind each ("string",
-// "boolean", "object", "key": a string or a finite number, as a figure's id
-// is; "?" after it: the field may be left out, or null).
+// "boolean", "object", "list", "key": a string or a finite number, as a figure's
+// id is; "?" after it: the field may be left out, or null).
 const TO_WORKER = {
   hello: {route: "string", lock: "string?"}, // a page joins, with its route
   visibility: {hidden: "boolean"}, // the page was hidden or shown again
@@ -24,12 +24,13 @@ const TO_WORKER = {
   location: {location: "string"}, // the page's URL changed
   compute: {figure: "key", request: "object"}, // the numpy tier's frame for a state
   search: {search: "string"}, // the slider values the preview holds (the URL's query)
+  near: {figures: "list"}, // ids of the figures near the viewport: Python builds them first
 };
 
 // What the worker (and connect.js, for what a page learns without it) tells a page.
 const TO_PAGE = [
   "hello", "progress", "numpy", "frame", "render", "patch", "idle",
-  "error", "lost", "file", "status",
+  "filled", "error", "lost", "file", "status",
 ];
 
 const COMPUTE_REQUEST = ["module", "figure", "values", "link"];
@@ -68,11 +69,14 @@ const KINDS = {
   string: (value) => typeof value === "string",
   boolean: (value) => typeof value === "boolean",
   object: (value) => value !== null && typeof value === "object",
+  list: (value) => Array.isArray(value),
   key: (value) => typeof value === "string" || Number.isFinite(value),
 };
 
 /** @type {Record<string, string>} */
-const NAMES = {string: "a string", boolean: "a boolean", object: "an object", key: "a string or number"};
+const NAMES = {
+  string: "a string", boolean: "a boolean", object: "an object", list: "a list", key: "a string or number",
+};
 
 // Why the worker refuses ``message`` from a page, or null when it is one of TO_WORKER's.
 /** @param {any} message @param {number} [limit] @returns {string | null} */

@@ -313,6 +313,7 @@ class Connection {
     this.closed = false;
     this.painted = false; // the page said "start": its preview is on screen
     this.hidden = false; // the page is behind another tab, or minimised: it paints nothing
+    this.near = null; // ids of the figures near the reader's viewport (lazy.js), once it says
     this.started = new Promise((resolve) => {
       this.start = () => { this.painted = true; resolve(); };
     });
@@ -395,6 +396,10 @@ class Connection {
         return;
       case "rendered":
         python.link(this.id, (patch, buffers) => this.post({type: "patch", patch, buffers}));
+        void this.fill();
+        return;
+      case "near":
+        this.near = message.figures.filter((id) => Number.isInteger(id));
         return;
       case "patch":
         try {
@@ -425,10 +430,14 @@ class Connection {
       this.progress();
       await runtime();
       if (this.closed) return;
+      // Which figures are near the reader's viewport: a page that lazy.js draws says
+      // so before it paints. Python builds those now and the others after (fill).
+      if (this.near === null) await this.started;
+      if (this.closed) return;
       this.stageBuilding();
       const t = performance.now();
       const [docs_json, render_items, root_ids, timings] = JSON.parse(
-        python.render(this.id, this.route, this.search || ""));
+        python.render(this.id, this.route, this.search || "", JSON.stringify(this.near)));
       timings["build page"] = since(t);
       // Awaiting even a settled promise would let the next page's build run
       // first: a page that has painted gets its document the moment it is built.
@@ -442,6 +451,24 @@ class Connection {
       this.error(error);
       if (RUNTIME.state === "failed") this.failed();
     }
+  }
+
+  // The figures the page's build left for later, one at a time, nearest first;
+  // between two, the event loop runs: a reader's change waits for one figure at most.
+  async fill() {
+    const t = performance.now();
+    let left = 1;
+    while (left > 0 && !this.closed) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      if (this.closed) return;
+      try {
+        left = python.fill(this.id, JSON.stringify(this.near || []));
+      } catch (error) {
+        this.error(error);
+        return;
+      }
+    }
+    if (!this.closed) this.post({type: "filled", ms: since(t)});
   }
 
   // Tier 2: a frame for a state the page holds none for, computed numpy only.

@@ -11,6 +11,7 @@ Import it through ``boot.start``, which readies Panel first.
 
 import json
 import time
+import traceback
 from contextlib import contextmanager
 
 from bokeh.io.doc import set_curdoc as _bokeh_curdoc
@@ -28,6 +29,7 @@ class Runtime:
 
     def __init__(self):
         self.docs = {}
+        self.later = {}  # connection → its page's figures still to fill (page.Later), in order
 
     @contextmanager
     def current(self, connection):
@@ -37,8 +39,12 @@ class Runtime:
         with _panel_curdoc(doc):
             yield doc
 
-    def render(self, connection, route: str, search: str = "") -> str:
-        """Build the page ``route`` at the query ``search``: Panel's render message, as JSON."""
+    def render(self, connection, route: str, search: str = "", near: str = "null") -> str:
+        """Build the page ``route`` at the query ``search``: Panel's render message, as JSON.
+
+        ``near``: the ids of the figures near the reader's viewport, as a JSON list,
+        or null for all of them. The others are built later, by ``fill``.
+        """
         from posviz.compose.views import servable  # the figures, only once a page asks
 
         marks = [("start", time.perf_counter())]
@@ -48,7 +54,8 @@ class Runtime:
             if search:  # the values the reader set before Python (frames.js sends them)
                 with edit_readonly(state.location):
                     state.location.search = search
-            servable(route)
+            template = servable(route, near=figure_ids(near))
+            self.later[connection] = list(getattr(template, "later", []))
             marks.append(("build view", time.perf_counter()))
             coroutine = write_doc(doc)
             try:  # write_doc awaits nothing in a worker (there is no DOM)
@@ -63,6 +70,29 @@ class Runtime:
             for (_, before), (name, t) in zip(marks, marks[1:], strict=False)
         }
         return json.dumps([*rendered, timings])
+
+    def fill(self, connection, wanted: str = "[]") -> int:
+        """Build one figure the page left for later; return how many are left.
+
+        The first of ``wanted`` (a JSON list of figure ids: the page's nearest)
+        that waits, else the next in page order. Called once the page is live,
+        so Panel sends the figure to the page as a change of its root. A figure
+        that fails says why in its place.
+        """
+        waiting = self.later.get(connection, [])
+        if not waiting or connection not in self.docs:
+            return 0
+        order = {figure_id: rank for rank, figure_id in enumerate(figure_ids(wanted) or [])}
+        item = min(waiting, key=lambda each: order.get(each.figure.figure_id, len(order)))
+        waiting.remove(item)
+        with self.current(connection) as doc:
+            try:
+                with doc.models.freeze():
+                    item.fill()
+            except Exception as error:  # the reader gets a line, the console the traceback
+                traceback.print_exc()
+                item.failed(error)
+        return len(waiting)
 
     def link(self, connection, send) -> None:
         """Send every change Python makes to ``connection``'s document through ``send``."""
@@ -101,3 +131,18 @@ class Runtime:
                 except Exception as error:
                     print(f"posviz: closing connection {connection}: {error!r}")
         del self.docs[connection]
+        self.later.pop(connection, None)
+
+
+def figure_ids(text: str) -> list[int] | None:
+    """A JSON list of figure ids as ints (anything else in it dropped), or None for null."""
+    value = json.loads(text)
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise ValueError(f"figure ids must be a JSON list or null, not {text[:80]!r}")
+    return [
+        int(each)
+        for each in value
+        if isinstance(each, int | float) and not isinstance(each, bool) and float(each).is_integer()
+    ]

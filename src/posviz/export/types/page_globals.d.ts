@@ -9,12 +9,13 @@ interface Window {
   posvizWorker: any; // connect.js: the port to the runtime, standing in for Panel's worker
   posvizFrames: any; // frames.js: the preview's state (loader.js hands it the worker's frames)
   posvizFrameFiles: Record<string, {json?: string, bin?: string}>; // frames/<id>.js, opened as a file
-  posvizLazy: any; // lazy.js: waiting and joined figures
+  posvizLazy: any; // lazy.js: waiting, joined and filled figures
   posvizLazyOff?: boolean; // benchmarks/lazy.py: every figure at once
   posvizPanel?: string; // "eager": the test harness loads Panel's tier at once
   posvizNeedPanel: () => void; // loader.js: Panel's tier, from now on
   posvizRuntime: any; // worker.js's runtime info, as the page last heard it
   posvizLiveMs: number;
+  posvizFilled?: {ms: number; at: number}; // loader.js: Python filled the shells lazy.js waits on
   posvizTimings: Record<string, number>;
   posvizOffline: any; // offline.js: the offline copy's control
   posvizPaint?: {done: boolean, waiting: Array<() => void>}; // signals.js: the one paint poll
