@@ -208,25 +208,39 @@ test("the page tells the worker the figures it has drawn: after the embed, and a
   assert.equal(sent.length, 2);
 });
 
-test("a near shell is drawn at once, and its island waits until Python fills it", async () => {
+test("a near shell gets no view until Python fills it, then is drawn at once", async () => {
   const p = page([{figure: 96, top: 0}, {figure: 710, top: 3000}]);
   p.views();
   const near = shell("a");
   p.embed([near, ...models("b")]);
-  assert.equal(near.default_view, "View"); // its view is built, empty, and fills in place
+  assert.equal(near.default_view, null); // a view built empty would keep stale edges
   const island = p.elements["root-0"].island;
   assert.equal(island.dataset.posvizIsland, "waiting");
   assert.deepEqual([...p.window.posvizLazy.unfilled()], [96]);
-  let all = false;
-  const joined = p.window.posvizLazy.joinAll().then(() => { all = true; });
-  p.scrollTo(p.elements["root-1"].island);
-  await settle();
-  assert.equal(all, false); // the far root is drawn, the shell still waits
+  assert.deepEqual(waiting(p), [96, 710]);
   near.fill();
-  await joined;
+  await settle();
+  assert.equal("default_view" in near, false);
+  assert.deepEqual(p.built, [["a", "root-0"]]);
   assert.equal(island.dataset.posvizIsland, "drawn");
   assert.deepEqual([...p.window.posvizLazy.unfilled()], []);
   assert.deepEqual([...p.window.posvizLazy.filled], [96]);
+});
+
+test("joinAll waits for every shell to be filled, then draws it", async () => {
+  const p = page([{figure: 96, top: 0}, {figure: 710, top: 3000}]);
+  p.views();
+  const far = shell("b");
+  p.embed([...models("a"), far]);
+  let all = false;
+  const joined = p.window.posvizLazy.joinAll().then(() => { all = true; });
+  await settle();
+  assert.equal(all, false);
+  assert.deepEqual(p.built, []); // the far shell waits for Python, not for the reader
+  far.fill();
+  await joined;
+  assert.deepEqual(p.built, [["b", "root-1"]]);
+  assert.deepEqual(waiting(p), []);
 });
 
 test("a far shell waits like any far root; filled before the reader comes, it is drawn when joined", async () => {
@@ -246,17 +260,30 @@ test("a far shell waits like any far root; filled before the reader comes, it is
   assert.equal(p.elements["root-2"].island.dataset.posvizIsland, "drawn");
 });
 
-test("a far shell joined before Python fills it shows as waiting until it is filled", async () => {
+test("a far shell the reader comes near before Python fills it is drawn once filled", async () => {
   const p = page([{figure: 96, top: 0}, {figure: 710, top: 3000}]);
   const far = shell("b");
   p.embed([...models("a"), far]);
   p.views();
   p.scrollTo(p.elements["root-1"].island);
   await settle();
-  assert.deepEqual(p.built, [["b", "root-1"]]);
+  assert.deepEqual(p.built, []);
   assert.equal(p.elements["root-1"].island.dataset.posvizIsland, "waiting");
-  far.fill();
+  far.fill(); // still far by its box: drawn because the reader came near
+  await settle();
+  assert.deepEqual(p.built, [["b", "root-1"]]);
   assert.equal(p.elements["root-1"].island.dataset.posvizIsland, "drawn");
+});
+
+test("without IntersectionObserver a shell is drawn once filled", async () => {
+  const p = page([{figure: 96, top: 0}, {figure: 710, top: 3000}], {observer: false});
+  p.views();
+  const far = shell("b");
+  p.embed([...models("a"), far]);
+  assert.equal(far.default_view, null);
+  far.fill();
+  await settle();
+  assert.deepEqual(p.built, [["b", "root-1"]]);
 });
 
 test("a document that replaces one with shells leaves nothing to wait for", async () => {

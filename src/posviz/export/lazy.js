@@ -15,7 +15,9 @@
 // The page tells the worker which figures it has drawn ("near"). Python's live
 // document holds those; every other island's root is an empty shell (class
 // posviz-later) that Python fills once the page is live (runtime/documents.py,
-// fill). A shell's island says "waiting" until its figure arrives in it.
+// fill). A shell gets no view until it is filled: a view built empty and filled
+// later keeps stale pixels along its plots' top and left edges (BokehJS clears a
+// canvas half a pixel off). Its island says "waiting" until then.
 (() => {
   const Document = window.Bokeh && Bokeh.require?.("document").Document;
   // posvizLazyOff: every figure at once, as before (benchmarks/lazy.py's A/B).
@@ -25,6 +27,7 @@
   const drawn = new Set(); // element ids whose figure has been drawn
   const LATER = "posviz-later"; // a shell's class (drawing/layout.py, figure_shell)
   const shells = new Map(); // element id → {figure, filled: a promise, done: its resolve}
+  const wanted = new Set(); // element ids of shells the reader came near: drawn once filled
   let embedding = null; // the elements of the embed in progress, by root index
   const api = {
     // figure ids whose islands wait to be drawn, in page order
@@ -34,10 +37,10 @@
     drawnBefore: [], // figure ids drawn when the last document was embedded
     shelled: [], // figure ids that came as shells in the last document embedded
     filled: [], // figure ids in the order Python filled their shells
-    // Every figure drawn and every shell filled: print; tests and benchmarks.
+    // Every figure drawn, shells once filled: print; tests and benchmarks.
     joinAll: () => Promise.all([
       ...[...pending.keys()].map(join),
-      ...[...shells.values()].map((shell) => shell.filled),
+      ...[...shells.entries()].map(([id, shell]) => shell.filled.then(() => join(id))),
     ]),
   };
   window.posvizLazy = api;
@@ -48,15 +51,14 @@
     return box.bottom > -innerHeight && box.top < 2 * innerHeight;
   };
   const mark = (island, state) => { island.dataset.posvizIsland = state; };
-  // What an island shows once its view is built: its figure, or that it waits for it.
-  const shown = (el) => (shells.has(el.id) ? "waiting" : "drawn");
   // The figures drawn so far, for Python to build first.
   const drawnFigures = () => [...drawn]
     .map((id) => Number(islandOf(document.getElementById(id))?.dataset.figure))
     .filter(Number.isInteger);
   const tellNear = () => window.posvizWorker?.postMessage({type: "near", figures: drawnFigures()});
 
-  // A shell: its island waits until Python gives it children, its figure.
+  // A shell: filled (its class changes from LATER), it is drawn at once if the reader
+  // wants it (near, or come near since), else when the reader comes, as a far root.
   function watchShell(model, el, island) {
     /** @type {(value?: unknown) => void} */
     let done = () => {};
@@ -68,8 +70,8 @@
       if (model.css_classes.includes(LATER) || !shells.has(el.id)) return;
       shells.delete(el.id);
       api.filled.push(figure);
-      if (drawn.has(el.id)) mark(island, "drawn");
       done();
+      if (wanted.has(el.id) || !observer || near(island)) void join(el.id);
     });
   }
 
@@ -93,10 +95,10 @@
     return embedItems.call(this, docsJson, renderItems);
   };
 
-  // Which roots wait: those of islands not drawn before and not near. Bokeh builds
-  // a view for every root that has a default_view: hide it on those, as on a model
-  // with no view (Bokeh then counts it idle). A page without IntersectionObserver
-  // draws everything at once.
+  // Which roots wait: shells, and those of islands not drawn before and not near.
+  // Bokeh builds a view for every root that has a default_view: hide it on those, as
+  // on a model with no view (Bokeh then counts it idle). A page without
+  // IntersectionObserver draws everything at once (a shell once filled).
   const fromJson = Document.from_json;
   Document.from_json = function (...args) {
     const doc = fromJson.apply(this, args);
@@ -107,6 +109,7 @@
     pending.clear();
     for (const shell of shells.values()) shell.done(); // of a document replaced: none to wait for
     shells.clear();
+    wanted.clear();
     api.drawnBefore = drawnFigures();
     api.shelled = [];
     let islands = 0;
@@ -115,16 +118,17 @@
       const island = islandOf(el);
       if (!island) return;
       islands += 1;
-      if (model.css_classes?.includes(LATER)) watchShell(model, el, island);
-      if (observer && !drawn.has(el.id) && !near(island)) {
+      const shell = Boolean(model.css_classes?.includes(LATER));
+      if (shell) watchShell(model, el, island);
+      if (shell || (observer && !drawn.has(el.id) && !near(island))) {
         model.default_view = null;
         pending.set(el.id, {model, doc, el, island});
         island.dataset.posvizRoot = el.id;
         mark(island, "waiting");
-        observer.observe(island);
+        observer?.observe(island);
       } else {
         drawn.add(el.id);
-        mark(island, shown(el));
+        mark(island, "drawn");
       }
     });
     if (islands) tellNear();
@@ -134,19 +138,23 @@
   async function join(elementId) {
     const p = pending.get(elementId);
     if (!p) return;
+    if (shells.has(elementId)) { // drawn once Python fills it (watchShell)
+      wanted.add(elementId);
+      return;
+    }
     const views = p.doc.views_manager;
     if (views == null) { // the embed has not reached its views yet
       await new Promise((resolve) => requestAnimationFrame(resolve));
       return join(elementId);
     }
     pending.delete(elementId);
-    observer.unobserve(p.island);
+    observer?.unobserve(p.island);
     delete p.model.default_view; // the class's view again
     const view = await views.build_view(p.model);
     view.build(p.el);
     Bokeh.index.add(view);
     drawn.add(elementId);
-    mark(p.island, shown(p.el));
+    mark(p.island, "drawn");
     api.joined.push(Number(p.island.dataset.figure));
     tellNear();
   }

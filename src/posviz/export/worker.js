@@ -9,6 +9,7 @@
 // Every byte comes from the site's own folder; the build fills in SITE and
 // bundles the modules below with it (posviz.assets.bundle).
 import * as Checked from "./checked.js";
+import * as FillGate from "./fill_gate.js";
 import * as Protocol from "./protocol.js";
 import {webLocks} from "./signals.js";
 
@@ -58,6 +59,11 @@ let startAsked = false;
 function allowWhenPainted() {
   if (startAsked && [...connections.values()].every((c) => c.painted || c.hidden)) allow();
 }
+// Wakes the pages that wait to fill (fill_gate.js) at each change of what it checks.
+const fills = FillGate.waker();
+const wake = fills.wake;
+const mayFill = (connection) => FillGate.mayFill(connection, connections.values());
+
 // Panel's tier loads only when a page asks for it ("panel"): the numpy tier
 // answers every state of a figure that has a frame module, so a page whose
 // figures all have one needs no Panel (loader.js asks for it otherwise).
@@ -310,6 +316,7 @@ class Connection {
     RUNTIME.open += 1;
     this.joined = RUNTIME.state; // "ready": this page found Python running
     this.rendered = false;
+    this.awaiting = false; // between its hello and its document sent (or its failure)
     this.closed = false;
     this.painted = false; // the page said "start": its preview is on screen
     this.hidden = false; // the page is behind another tab, or minimised: it paints nothing
@@ -356,6 +363,7 @@ class Connection {
     if (message.type === "visibility") { // not in the chain: a hello may be waiting ahead of it
       this.hidden = Boolean(message.hidden);
       allowWhenPainted();
+      wake();
       return;
     }
     this.chain = this.chain.then(() => this.handle(message)).catch((error) => this.error(error));
@@ -370,6 +378,7 @@ class Connection {
           throw new Error(`posviz worker: page ${this.route} said hello twice; it keeps its document`);
         }
         this.route = String(message.route);
+        this.awaiting = true; // its document: the pages that fill wait for it (mayFill)
         await holding;
         this.post({type: "hello", runtime: runtimeInfo(this)});
         if (RUNTIME.numpy) this.numpy(); // tier 2 is up already
@@ -450,16 +459,21 @@ class Connection {
     } catch (error) {
       this.error(error);
       if (RUNTIME.state === "failed") this.failed();
+    } finally {
+      this.awaiting = false;
+      wake();
     }
   }
 
   // The figures the page's build left for later, one at a time, nearest first;
   // between two, the event loop runs: a reader's change waits for one figure at most.
+  // Only while this page may (mayFill): it pauses while hidden, or while another waits.
   async fill() {
     const t = performance.now();
     let left = 1;
     while (left > 0 && !this.closed) {
       await new Promise((resolve) => setTimeout(resolve, 0));
+      while (!this.closed && !mayFill(this)) await fills.changed();
       if (this.closed) return;
       try {
         left = python.fill(this.id, JSON.stringify(this.near || []));
@@ -508,6 +522,7 @@ class Connection {
     RUNTIME.open -= 1;
     connections.delete(this.id);
     allowWhenPainted(); // it held the others back if it had not painted
+    wake();
     if (python) {
       try { python.close(this.id); } catch (error) { console.error(error); }
     }
