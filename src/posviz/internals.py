@@ -269,6 +269,15 @@ JS_SEAMS = (
         "set to null to hold back a root's view until the reader scrolls to it",
     ),
     JsSeam(
+        "view.request_paint() / model.references()",
+        "BokehJS",
+        BOKEH_MAIN,
+        (r"request_paint\(\.\.\.\w+\)\{", r"references\(\)\{return \w+\.references\(this,"),
+        ("export/lazy.js",),
+        "painting the plots of a figure Python filled once more, which WebKit shows blank "
+        "after their first paint (no public call repaints a view)",
+    ),
+    JsSeam(
         "properties.<name>.change",
         "BokehJS",
         BOKEH_MAIN,

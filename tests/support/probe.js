@@ -112,6 +112,22 @@
     return this.deepAll(island, ".posviz-figure")[0] || null;
   },
 
+  // The viewport box of the first plot of the page's figure number `figure`, scrolled
+  // to, once drawn with every view painted (a shell's: painted again, lazy.js), else null.
+  plotBox(figure) {
+    const card = this.card(figure);
+    const plot = card && this.deepAll(card, ".posviz-plot")[0];
+    if (!plot) return null;
+    plot.scrollIntoView({block: "center"});
+    const island = card.closest(".posviz-island");
+    const id = island ? Number(island.dataset.figure) : null;
+    const lazy = window.posvizLazy;
+    if (lazy?.shelled.includes(id) && !lazy.repainted.includes(id)) return null;
+    if (!Bokeh.index.roots.every((view) => view.has_finished())) return null;
+    const box = plot.getBoundingClientRect();
+    return box.width && box.height ? {x: box.x, y: box.y, width: box.width, height: box.height} : null;
+  },
+
   handle(figure, slider) {
     const card = this.card(figure);
     return card ? this.deepAll(card, ".noUi-handle")[slider] || null : null;

@@ -39,6 +39,7 @@ from types import SimpleNamespace
 import pytest
 
 from posviz.styles import DARK
+from tests.support import png
 from tests.support.browser import EAGER_PANEL, static_server
 from tests.support.engines import ENGINES, MissingEngine, start, webkit_memory_reading
 from tests.support.pages import CANVAS_EDGES_JS, RUNTIME_HISTORY_JS, STATUS_HISTORY_JS
@@ -70,6 +71,8 @@ def topic_plots() -> list[str]:
 
 
 TOPIC_PLOTS = topic_plots()  # every figure of the topic, the seed's four first
+TOPIC_FIGURES = [int(name.split("-")[1]) for name in TOPIC_PLOTS]
+FILLED = 1803  # far from the top, and its first plot a heatmap: coloured where drawn
 AXE = next(Path(__import__("axe_playwright_python").__file__).parent.glob("axe.min.js"))
 SERIOUS_JS = """() => axe.run(document, {resultTypes: ['violations']}).then((r) =>
   r.violations.filter((v) => ['serious', 'critical'].includes(v.impact))
@@ -244,6 +247,14 @@ def test_the_topic_goes_live_offline_and_answers_keyboard_and_pointer(tour, shot
     assert tour.first_paint, "the topic drew no pre-rendered figure before Python"
     live(page)
     assert not any("could not start" in text for text in history(page)), history(page)
+    # A figure Python filled after the page went live shows its heatmap on screen: the
+    # screenshot, not its canvas (WebKit once held the drawing and showed it blank).
+    assert FILLED in page.evaluate("() => posvizLazy.shelled"), "no shell to check"
+    page.front()  # a page behind another tab fills nothing until shown (fill_gate.js)
+    box = page.wait_probe("plotBox", TOPIC_FIGURES.index(FILLED), timeout=LIVE)
+    page.screenshot(shots / f"{tour.name}-filled.png")
+    scale = png.size(shots / f"{tour.name}-filled.png")[0] / page.evaluate("() => innerWidth")
+    assert png.coloured_share(shots / f"{tour.name}-filled.png", box, scale) > 0.3, box
     for figure, plot in enumerate(TOPIC_PLOTS):  # every figure, by keyboard
         answers(page, plot, figure)
     # By pointer: drag 710's first handle to the right; slider and plot follow.

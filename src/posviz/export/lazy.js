@@ -28,6 +28,7 @@
   const LATER = "posviz-later"; // a shell's class (drawing/layout.py, figure_shell)
   const shells = new Map(); // element id → {figure, filled: a promise, done: its resolve}
   const wanted = new Set(); // element ids of shells the reader came near: drawn once filled
+  const repaint = new Set(); // element ids of shells: their plots painted once more (below)
   let embedding = null; // the elements of the embed in progress, by root index
   const api = {
     // figure ids whose islands wait to be drawn, in page order
@@ -37,6 +38,7 @@
     drawnBefore: [], // figure ids drawn when the last document was embedded
     shelled: [], // figure ids that came as shells in the last document embedded
     filled: [], // figure ids in the order Python filled their shells
+    repainted: [], // figure ids of filled shells painted again, once that paint is done
     // Every figure drawn, shells once filled: print; tests and benchmarks.
     joinAll: () => Promise.all([
       ...[...pending.keys()].map(join),
@@ -66,6 +68,7 @@
     const figure = Number(island.dataset.figure);
     shells.set(el.id, {figure, filled, done});
     api.shelled.push(figure);
+    repaint.add(el.id);
     model.properties.css_classes.change.connect(() => {
       if (model.css_classes.includes(LATER) || !shells.has(el.id)) return;
       shells.delete(el.id);
@@ -110,6 +113,7 @@
     for (const shell of shells.values()) shell.done(); // of a document replaced: none to wait for
     shells.clear();
     wanted.clear();
+    repaint.clear();
     api.drawnBefore = drawnFigures();
     api.shelled = [];
     let islands = 0;
@@ -135,6 +139,26 @@
     return doc;
   };
 
+  // WebKit (2.48, GTK) leaves the image plots of a figure that came in Python's patch
+  // blank on screen after their first paint, though their canvases hold the drawing
+  // (getImageData reads it); the next paint shows it. So once such a root's views
+  // have finished their first paint, each plot in it paints once more.
+  // Bokeh.index.find and a plot view's request_paint: internals (posviz/internals.py).
+  function paintAgainOnceDrawn(view, model, figure) {
+    const step = () => {
+      if (!view.has_finished()) {
+        requestAnimationFrame(step);
+        return;
+      }
+      for (const each of model.references()) {
+        for (const plot of Bokeh.index.find(each)) if (plot.canvas_view) plot.request_paint();
+      }
+      // The paint runs in the frame the requests asked for; the frame after it, it is done.
+      requestAnimationFrame(() => requestAnimationFrame(() => api.repainted.push(figure)));
+    };
+    requestAnimationFrame(step);
+  }
+
   async function join(elementId) {
     const p = pending.get(elementId);
     if (!p) return;
@@ -153,6 +177,7 @@
     const view = await views.build_view(p.model);
     view.build(p.el);
     Bokeh.index.add(view);
+    if (repaint.delete(elementId)) paintAgainOnceDrawn(view, p.model, Number(p.island.dataset.figure));
     drawn.add(elementId);
     mark(p.island, "drawn");
     api.joined.push(Number(p.island.dataset.figure));
