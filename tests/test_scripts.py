@@ -36,6 +36,7 @@ STATE = {
     "posvizNeedPanel",
     "posvizOffline",
     "posvizLiveMs",
+    "posvizFilled",
     "posvizTimings",
     "posvizIdOrder",
 }
