@@ -578,7 +578,6 @@ class WebKit(Engine):
         if dark in self.drivers:
             return self.drivers[dark]
         from selenium import webdriver
-        from selenium.webdriver.common.proxy import Proxy
         from selenium.webdriver.webkitgtk.service import Service
 
         options = webdriver.WebKitGTKOptions()
@@ -586,16 +585,13 @@ class WebKit(Engine):
         options.add_argument("--automation")
         if dark:
             options.add_argument("--dark-mode")
-        address = f"127.0.0.1:{self.proxy.port}"
-        options.proxy = Proxy(
-            {
-                "proxyType": "manual",
-                "httpProxy": address,
-                "sslProxy": address,
-                "noProxy": ["127.0.0.1", "localhost"],
-            }
-        )
-        env = {**os.environ, **WEBKIT_ENV, "DISPLAY": self.display}
+        # The wall reaches WebKit through the environment, not WebDriver's proxy capability:
+        # given a noProxy list, MiniBrowser 2.50 crashed at start in about one start in eight
+        # under load (a segfault in strlen, from g_strdupv in webkit_network_proxy_settings_new,
+        # as it took the session request), and the driver then waited forever for it. With no
+        # capability, its network process asks GLib's default resolver, libproxy, which reads
+        # these variables.
+        env = {**os.environ, **WEBKIT_ENV, **webkit_wall(self.proxy.port), "DISPLAY": self.display}
 
         def open_session(service, made, failed):
             try:
@@ -606,8 +602,9 @@ class WebKit(Engine):
         driver = None
         failed = []
         hung = []  # what each attempt that never answered printed (the driver and MiniBrowser)
-        # Now and then a session never answers (twice in a row once, in a loaded full run,
-        # for the second, dark MiniBrowser on the display): a later start does.
+        # A session that never answers was, each time it was looked into, a MiniBrowser that
+        # died at start (the proxy capability, above). Should another cause come, a later
+        # start is tried, and the run's summary says so.
         for attempt in range(ATTEMPTS):
             handle, log = tempfile.mkstemp(prefix="posviz-webkitdriver-", suffix=".log")
             os.close(handle)
@@ -660,6 +657,15 @@ class WebKit(Engine):
             driver.quit()
         self._xvfb.terminate()
         self._xvfb.wait(10)
+
+
+def webkit_wall(port: int) -> dict[str, str]:
+    """The environment that sends every WebKit request but loopback's to the proxy on ``port``
+    (libproxy reads either spelling; both are set, so nothing of the caller's own reaches it)."""
+    proxy = f"http://127.0.0.1:{port}"
+    wall = {"http_proxy": proxy, "https_proxy": proxy, "all_proxy": proxy}
+    wall["no_proxy"] = "127.0.0.1,localhost"
+    return {**wall, **{name.upper(): value for name, value in wall.items()}}
 
 
 def start(name: str) -> Engine:

@@ -826,6 +826,50 @@ def test_a_webkit_that_never_opens_a_session_fails_naming_the_last_attempt(monke
     assert len(set(printed)) == 2, str(e.value)
 
 
+def test_webkit_gets_the_wall_from_its_environment_and_no_proxy_capability(
+    monkeypatch, tmp_path
+):
+    """MiniBrowser 2.50 crashed at start about once in eight loaded starts when WebDriver's
+    proxy capability carried a noProxy list (a segfault copying it; the driver then waited
+    for ever, which is how run 46 failed). So the session asks for no proxy, and the browser
+    the driver starts finds the wall in its environment: the engine's proxy for every
+    scheme, loopback left out. That the wall holds is `test_the_wall_refuses_a_reachable_
+    outside_address`, in WebKit too."""
+    from selenium import webdriver
+
+    from tests.support import engines
+
+    if not Path(engines.WEBKIT_DRIVER).exists():
+        pytest.skip("WebKit is not installed here (./dev setup-system)")
+    seen = tmp_path / "environment"
+    browser = tmp_path / "MiniBrowser"
+    browser.write_text(f"#!/bin/sh\nenv > {seen}\nexec sleep 30\n")
+    browser.chmod(0o755)
+    asked = []
+    session = webdriver.WebKitGTK
+
+    def asking(options, service):
+        asked.append(options.to_capabilities())
+        return session(options=options, service=service)
+
+    monkeypatch.setattr(webdriver, "WebKitGTK", asking)
+    monkeypatch.setattr(engines, "MINIBROWSER", str(browser))
+    monkeypatch.setattr(engines, "STARTUP", 2.0)
+    monkeypatch.setattr(engines, "ATTEMPTS", 1)
+    monkeypatch.setenv("no_proxy", "*")  # a caller's own setting must not open the wall
+    monkeypatch.setenv("HTTPS_PROXY", "http://elsewhere:3128")
+    with pytest.raises(RuntimeError, match="no session in 2 s"):
+        start("webkit")
+    assert len(asked) == 1
+    assert "proxy" not in asked[0]
+    variables = dict(line.split("=", 1) for line in seen.read_text().splitlines() if "=" in line)
+    proxy = variables["http_proxy"]
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+", proxy)
+    for name in ("http_proxy", "https_proxy", "all_proxy"):
+        assert variables[name] == variables[name.upper()] == proxy, name
+    assert variables["no_proxy"] == variables["NO_PROXY"] == "127.0.0.1,localhost"
+
+
 class Landing:
     """A page whose loads land as listed, and a witness that counts its askings."""
 
