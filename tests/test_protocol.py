@@ -59,8 +59,10 @@ def test_what_the_pages_send_is_what_the_worker_takes(protocol):
     pages = ("connect.js", "loader.js", "frames.js", "lazy.js")
     sent = set().union(*(sent_types((BUILD / name).read_text("utf-8")) for name in pages))
     sent |= sent_types(PANEL_HANDLER.read_text("utf-8"))  # patch, rendered, location
-    handled = set(re.findall(r'^\s*case "(\w+)":', (BUILD / "worker.js").read_text("utf-8"), re.M))
-    handled.add("visibility")  # answered in receive(), ahead of the chain
+    worker = (BUILD / "worker.js").read_text("utf-8")
+    handled = set(re.findall(r'^\s*case "(\w+)":', worker, re.M))
+    # visibility and hold: answered in receive(), ahead of the chain
+    handled |= set(re.findall(r'if \(message\.type === "(\w+)"\)', worker))
     assert sent == set(protocol["TO_WORKER"]) == handled
 
 

@@ -21,6 +21,18 @@ test("a hidden page waits, and so does one while another page on screen waits", 
   assert.equal(FillGate.mayFill(awaiting, [awaiting]), true);
 });
 
+test("a reader's pointer on a figure's controls holds every page's fills, while on screen", () => {
+  const me = page();
+  const holding = {...page(), holding: true};
+  assert.equal(FillGate.mayFill(me, [me, holding]), false); // the reader is on another page
+  me.holding = true;
+  assert.equal(FillGate.mayFill(me, [me]), false); // ... or on this one
+  me.holding = false;
+  assert.equal(FillGate.mayFill(me, [me, {...holding, hidden: true}]), true); // a hidden one lets go
+  holding.holding = false;
+  assert.equal(FillGate.mayFill(me, [me, holding]), true);
+});
+
 test("mayFill reads the pages as they are when asked, from any iterable", () => {
   const me = page();
   const other = page(false, true);

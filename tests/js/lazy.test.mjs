@@ -19,6 +19,7 @@ function page(islands, {observer = true} = {}) {
   const built = [];
   const indexed = [];
   const listeners = {};
+  const documentListeners = {};
   const frames = [];
   let watch = null;
   const watched = new Set();
@@ -34,7 +35,11 @@ function page(islands, {observer = true} = {}) {
   const Document = {from_json: () => doc};
   const window = {
     innerHeight: 800,
-    document: {getElementById: (id) => elements[id] || null},
+    document: {
+      hidden: false,
+      getElementById: (id) => elements[id] || null,
+      addEventListener: (name, run) => { documentListeners[name] = run; },
+    },
     requestAnimationFrame: (run) => frames.push(run),
     addEventListener: (name, run) => { listeners[name] = run; },
     matchMedia: () => ({addEventListener() {}}),
@@ -68,7 +73,10 @@ function page(islands, {observer = true} = {}) {
     };
   };
   const scrollTo = (island) => watch([{isIntersecting: true, target: island}]);
-  return {window, elements, built, indexed, listeners, frames, watched, doc, embed, views, scrollTo};
+  return {
+    window, elements, built, indexed, listeners, documentListeners, frames, watched, doc, embed,
+    views, scrollTo,
+  };
 }
 
 // The page's arrays are of another realm (vm): copied into this one to compare.
@@ -295,4 +303,68 @@ test("a document that replaces one with shells leaves nothing to wait for", asyn
   await Promise.race([waited, new Promise((_, reject) => setTimeout(() => reject(new Error("joinAll hung")), 500))]);
   assert.deepEqual([...p.window.posvizLazy.unfilled()], []);
   assert.deepEqual([...p.window.posvizLazy.filled], []);
+});
+
+// A pointer event at (x, y) whose composed path runs through elements of these classes
+// (inner first), as it does from inside Bokeh's shadow roots.
+let x = 0;
+const pointer = (...classes) => at(++x, 10, ...classes);
+const at = (clientX, clientY, ...classes) => ({
+  clientX,
+  clientY,
+  relatedTarget: {},
+  composedPath: () => [
+    ...classes.map((names) => ({classList: {contains: (name) => names.split(" ").includes(name)}})),
+    {}, // the document, which has no classList
+  ],
+});
+
+test("the page says hold while the pointer rests on a figure's controls, once per change", () => {
+  const p = page([{figure: 96, top: 0}]);
+  const sent = posted(p);
+  const over = p.documentListeners.pointerover;
+  over(pointer("bk-slider-title", "bk-input-group", "posviz-controls", "posviz-figure"));
+  over(pointer("noUi-handle", "posviz-controls")); // another control: no new message
+  assert.deepEqual(sent, [{type: "hold", holding: true}]);
+  over(pointer("bk-Canvas", "posviz-plot", "posviz-figure")); // the plot is not the controls
+  over(pointer("posviz-caption"));
+  assert.deepEqual(sent, [{type: "hold", holding: true}, {type: "hold", holding: false}]);
+  over(pointer("posviz-controls"));
+  p.documentListeners.pointerout({...pointer("posviz-controls"), relatedTarget: null}); // left the window
+  assert.deepEqual([...p.window.posvizLazy.holds], [true, false, true, false]);
+});
+
+test("a figure redrawn under a pointer that stays put keeps the hold; the wheel lets go", () => {
+  const p = page([{figure: 96, top: 0}]);
+  const sent = posted(p);
+  const over = p.documentListeners.pointerover;
+  over(at(300, 200, "noUi-handle", "posviz-controls"));
+  over(at(300, 200, "posviz-island")); // the live document's first layout, under the pointer
+  p.documentListeners.pointerout({...at(300, 200, "posviz-island"), relatedTarget: null});
+  over(at(300, 200, "noUi-touch-area", "posviz-controls")); // and the controls again
+  assert.deepEqual(sent.map((m) => m.holding), [true]);
+  p.documentListeners.wheel();
+  assert.deepEqual(sent.map((m) => m.holding), [true, false]);
+});
+
+test("a page that is hidden lets go; once all is filled it no longer holds", () => {
+  const p = page([{figure: 96, top: 0}]);
+  const sent = posted(p);
+  p.documentListeners.pointerover(pointer("posviz-controls"));
+  p.window.document.hidden = true;
+  p.documentListeners.visibilitychange();
+  assert.deepEqual(sent.map((m) => m.holding), [true, false]);
+  p.window.posvizFilled = true;
+  p.window.document.hidden = false;
+  p.documentListeners.visibilitychange();
+  p.documentListeners.pointerover(pointer("posviz-controls"));
+  assert.equal(sent.length, 2);
+});
+
+test("a hold said before a document came is said again with it", () => {
+  const p = page([{figure: 96, top: 0}]);
+  p.documentListeners.pointerover(pointer("posviz-controls")); // no worker yet: nothing sent
+  const sent = posted(p);
+  p.embed(models("a"));
+  assert.deepEqual(sent, [{type: "near", figures: [96]}, {type: "hold", holding: true}]);
 });

@@ -20,6 +20,8 @@ const SENT = [
   {type: "search", search: "?pos=3"},
   {type: "near", figures: [96, 710]},
   {type: "near", figures: []},
+  {type: "hold", holding: true},
+  {type: "hold", holding: false},
 ];
 
 test("every message a page sends passes, and each type of TO_WORKER is among them", () => {
@@ -46,6 +48,10 @@ test("a field of the wrong kind, or a required one left out, is refused naming i
     'posviz worker: a "patch" message needs patch as an object, not null');
   assert.equal(Protocol.refusal({type: "compute", figure: Infinity, request: {}}),
     'posviz worker: a "compute" message needs figure as a string or number, not number');
+  assert.equal(Protocol.refusal({type: "hold", holding: "yes"}),
+    'posviz worker: a "hold" message needs holding as a boolean, not string');
+  assert.equal(Protocol.refusal({type: "hold"}),
+    'posviz worker: a "hold" message needs holding as a boolean, not undefined');
   assert.equal(Protocol.refusal({type: "start", panel: 1}),
     'posviz worker: a "start" message needs panel as a boolean, not number');
   assert.equal(Protocol.refusal({type: "near", figures: {0: 96}}),

@@ -35,6 +35,7 @@ def topic_figures() -> list[int]:
 
 TOPIC_FIGURES = topic_figures()
 FAR, FAR_INDEX, FAR_PLOT = 4121, 3, "posviz-4121-layers1"
+NEAR_PLOT = "posviz-96-bars"  # the topic's first figure's
 PAINTED = (
     "() => window.posvizLazy && Bokeh.index.roots.length"
     " && Bokeh.index.roots.every(v => v.has_finished())"
@@ -138,6 +139,32 @@ def test_python_sends_the_drawn_figures_first_and_fills_the_others_once_live(joi
     before = wait_for_plot(page, FAR_PLOT)
     press_on_slider(page, FAR_INDEX, 0)
     assert wait_for_change(page, FAR_PLOT, before) != before
+    assert blocked == [] and page.errors == []
+
+
+def test_no_figure_is_filled_while_the_reader_s_pointer_rests_on_a_slider(joined):
+    """A reader who rests the pointer on a figure's slider holds the fills back
+    (export/lazy.js says "hold"; worker.js, fill_gate.js): a slider moved then is
+    answered by Python with no figure built before it. Once the pointer leaves,
+    every shell is filled."""
+    page, site, blocked = joined
+    page.goto(f"{site}/{TOPIC}")
+    page.wait_for_function(PAINTED, timeout=30_000)
+    first = TOPIC_FIGURES[0]
+    handle = island(page, first).locator(".noUi-handle").first
+    handle.hover()  # on the preview, before the page is live
+    page.wait_for_function("() => document.body.dataset.posviz === 'live'", timeout=LIVE)
+    assert page.evaluate("posvizLazy.shelled") != []
+    before = wait_for_plot(page, NEAR_PLOT)
+    handle.focus()
+    handle.press("ArrowRight")  # the pointer stays on the slider
+    assert wait_for_change(page, NEAR_PLOT, before) != before  # live: Python's answer
+    assert page.evaluate("posvizLazy.filled") == []
+    assert page.evaluate("posvizLazy.holds") == [True]
+    page.locator("main h1").first.hover()
+    page.wait_for_function("() => window.posvizFilled", timeout=LIVE)
+    assert page.evaluate("posvizLazy.holds") == [True, False]
+    assert page.evaluate("posvizLazy.unfilled()") == []
     assert blocked == [] and page.errors == []
 
 

@@ -26,6 +26,7 @@
   const pending = new Map(); // element id → {model, doc, el, island}
   const drawn = new Set(); // element ids whose figure has been drawn
   const LATER = "posviz-later"; // a shell's class (drawing/layout.py, figure_shell)
+  const CONTROLS = "posviz-controls"; // a figure's sliders and buttons (drawing/layout.py)
   const shells = new Map(); // element id → {figure, filled: a promise, done: its resolve}
   const wanted = new Set(); // element ids of shells the reader came near: drawn once filled
   const repaint = new Set(); // element ids of shells: their plots painted once more (below)
@@ -39,6 +40,7 @@
     shelled: [], // figure ids that came as shells in the last document embedded
     filled: [], // figure ids in the order Python filled their shells
     repainted: [], // figure ids of filled shells painted again, once that paint is done
+    holds: [], // each change of whether the reader's pointer is on a figure's controls
     // Every figure drawn, shells once filled: print; tests and benchmarks.
     joinAll: () => Promise.all([
       ...[...pending.keys()].map(join),
@@ -58,6 +60,41 @@
     .map((id) => Number(islandOf(document.getElementById(id))?.dataset.figure))
     .filter(Number.isInteger);
   const tellNear = () => window.posvizWorker?.postMessage({type: "near", figures: drawnFigures()});
+
+  // While the reader's pointer rests on a figure's controls, no fill starts (worker.js,
+  // fill_gate.js): a fill is one Python call that a change cannot cut, and the reader
+  // about to move a slider should not wait for a figure built off screen. It is said
+  // when it changes, and again with each document embedded (a page that connected
+  // to a new runtime starts it anew). The pointer lets go when it moves off the
+  // controls, leaves the window or turns the wheel, or when the page is hidden; not
+  // when the live document redraws the figure under a pointer that stays put (the
+  // browser then says "over" for whatever it drew there first). The controls sit in
+  // Bokeh's shadow roots: the event's composed path reaches them.
+  let holding = false;
+  let at = ""; // where the pointer was when it last came onto the controls
+  const tellHold = () => window.posvizWorker?.postMessage({type: "hold", holding});
+  const hold = (now) => {
+    if (now === holding || (now && window.posvizFilled)) return;
+    holding = now;
+    api.holds.push(now);
+    tellHold();
+  };
+  const onControls = (event) => event.composedPath()
+    .some((node) => node.classList?.contains(CONTROLS));
+  const where = (event) => `${event.clientX},${event.clientY}`;
+  document.addEventListener("pointerover", (event) => {
+    if (onControls(event)) {
+      at = where(event);
+      hold(true);
+    } else if (where(event) !== at) {
+      hold(false);
+    }
+  });
+  document.addEventListener("pointerout", (event) => {
+    if (!event.relatedTarget && where(event) !== at) hold(false); // out of the window
+  });
+  document.addEventListener("wheel", () => hold(false), {passive: true});
+  document.addEventListener("visibilitychange", () => { if (document.hidden) hold(false); });
 
   // A shell: filled (its class changes from LATER), it is drawn at once if the reader
   // wants it (near, or come near since), else when the reader comes, as a far root.
@@ -135,7 +172,10 @@
         mark(island, "drawn");
       }
     });
-    if (islands) tellNear();
+    if (islands) {
+      tellNear();
+      if (holding) tellHold(); // a pointer that came before the page's connection did
+    }
     return doc;
   };
 

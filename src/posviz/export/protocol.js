@@ -25,6 +25,7 @@ const TO_WORKER = {
   compute: {figure: "key", request: "object"}, // the numpy tier's frame for a state
   search: {search: "string"}, // the slider values the preview holds (the URL's query)
   near: {figures: "list"}, // ids of the figures near the viewport: Python builds them first
+  hold: {holding: "boolean"}, // the reader's pointer is on a figure's controls: no fill starts
 };
 
 // What the worker (and connect.js, for what a page learns without it) tells a page.
