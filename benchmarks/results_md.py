@@ -350,6 +350,23 @@ def lazy_section(lazy: dict) -> list[str]:
     return lines + rows_table(["viewport", "measure", "eager", "lazy", "lazy ÷ eager"], rows)
 
 
+def hold_section(hold: dict) -> list[str]:
+    """benchmarks/hold.py: a slider pressed the moment the topic goes live."""
+    lines = heading(
+        "A press at live (hold.py; the topic page cold, each arm ÷ the build before)",
+        hold,
+        f"medians of {hold['rounds']} rounds, the arms interleaved. The pointer rests on "
+        "the slider, or on the page's title; `before` is a build of the code before.",
+    )
+    rows = [
+        [arm, medians["answer_ms"], hold["over_base"][arm], medians["filled_before"]]
+        for arm, medians in hold["medians"].items()
+    ]
+    return lines + rows_table(
+        ["arm", "keydown to new data drawn (ms)", "÷ base", "figures filled before it"], rows
+    )
+
+
 def build_cost_section(cost: dict) -> list[str]:
     """benchmarks/build_cost.py: seconds per added route, this checkout against an older one."""
     n = str(cost["pages"])
@@ -740,6 +757,8 @@ def render(folder: Path) -> str:
             lines += scale_section(results[name])
     if "lazy" in results:
         lines += lazy_section(results["lazy"])
+    if "hold" in results:
+        lines += hold_section(results["hold"])
     if "build_cost" in results:
         lines += build_cost_section(results["build_cost"])
     if "dev_loop" in results:
