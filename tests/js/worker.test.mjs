@@ -36,8 +36,9 @@ const SITE = {
   cdn_root: "static/",
 };
 
-// A Pyodide whose every step records itself in ``steps``.
-function pyodide(steps) {
+// A Pyodide whose every step records itself in ``steps``; its runtime has three
+// figures to fill, and records in ``fills`` the wanted list of each call.
+function pyodide(steps, fills) {
   const loaded = {};
   return {
     _module: {HEAPU8: {buffer: {byteLength: 1024}}},
@@ -54,15 +55,20 @@ function pyodide(steps) {
         runtime: () => ({
           render: (_id, route, search) => JSON.stringify([{doc: route}, [{search}], ["root"], {}]),
           documents: () => 1, link() {}, patch() {}, close() {}, location() {},
+          fill: (_id, wanted) => {
+            fills.push(JSON.parse(wanted));
+            return Math.max(0, 3 - fills.length);
+          },
         }),
       };
     },
   };
 }
 
-function worker({site = SITE, files = FILES} = {}) {
+function worker({site = SITE, files = FILES, scheduler = undefined} = {}) {
   const asked = [];
   const steps = [];
+  const fills = [];
   let flying = 0;
   let mostFlying = 0;
   const scope = {
@@ -75,7 +81,8 @@ function worker({site = SITE, files = FILES} = {}) {
     location: {href: `${BASE}posviz-worker.js`},
     navigator: {},
     SharedWorkerGlobalScope: {[Symbol.hasInstance]: () => true}, // this scope is a shared worker's
-    importScripts: () => { scope.loadPyodide = async () => pyodide(steps); },
+    importScripts: () => { scope.loadPyodide = async () => pyodide(steps, fills); },
+    scheduler,
     fetch: async (url) => {
       const file = String(url).slice(BASE.length);
       asked.push(file);
@@ -99,7 +106,9 @@ function worker({site = SITE, files = FILES} = {}) {
     pages.push(made);
     return made;
   };
-  return {asked, steps, page, pages, mostFlying: () => mostFlying, closed: () => scope.closed};
+  return {
+    asked, steps, fills, page, pages, mostFlying: () => mostFlying, closed: () => scope.closed,
+  };
 }
 
 // Let the worker's promises run until ``done`` holds, for 30 s at most. The bound is time,
@@ -213,4 +222,57 @@ test("a missing file is named as missing", async () => {
   await until(() => p.types().includes("error"), "an error");
   assert.equal(p.got.find((m) => m.type === "error").msg, "pyodide/pyodide.asm.wasm is missing from the site (HTTP 404)");
   await eventually(w.closed, "the failed runtime ends");
+});
+
+// A page taken live: hello, the figures near, painted, its document embedded.
+async function live(w, route = "topic") {
+  const p = w.page();
+  p.send({type: "hello", route});
+  p.send({type: "near", figures: [96]});
+  p.send({type: "start", panel: true});
+  await until(() => p.types().includes("render"), `${route} live`);
+  return p;
+}
+
+const turns = async (count) => {
+  for (let i = 0; i < count; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+test("fills wait behind queued tasks at background priority, and none starts while the reader holds", async () => {
+  const priorities = [];
+  const scheduler = {
+    postTask: (run, options) => {
+      priorities.push(options.priority);
+      return new Promise((resolve) => setImmediate(() => resolve(run())));
+    },
+  };
+  const w = worker({scheduler});
+  const p = await live(w);
+  p.send({type: "hold", holding: true}); // the pointer came onto a slider before the page went live
+  p.send({type: "rendered"});
+  await until(() => priorities.length === 1, "the first fill's turn");
+  await turns(50);
+  assert.deepEqual(w.fills, []); // held
+  p.send({type: "hold", holding: false});
+  await until(() => p.types().includes("filled"), "every figure filled");
+  assert.deepEqual(w.fills, [[96], [96], [96]]); // one per call, the near figures' list each time
+  assert.deepEqual([...new Set(priorities)], ["background"]);
+  assert.equal(priorities.length, 3);
+});
+
+test("a reader holding on another page on screen holds this page's fills; hidden, it lets go", async () => {
+  const w = worker(); // no scheduler: a timer between fills (WebKit)
+  const p = await live(w, "topic");
+  const other = w.page();
+  other.send({type: "hello", route: "figure-710"});
+  other.send({type: "hold", holding: true});
+  await until(() => other.types().includes("hello"), "the other page's hello");
+  other.send({type: "start"}); // painted: it waits for its document no longer than its render
+  await until(() => other.types().includes("render"), "the other page live");
+  p.send({type: "rendered"});
+  await turns(50);
+  assert.deepEqual(w.fills, []);
+  other.send({type: "visibility", hidden: true});
+  await until(() => p.types().includes("filled"), "this page filled");
+  assert.equal(w.fills.length, 3);
 });
