@@ -2,14 +2,14 @@
 
 Once the topic page is live, Python fills the figures it left for later, one per
 call, and a change the reader makes waits for the call under way. While the
-reader's pointer rests on a figure's controls, no fill starts (export/lazy.js says
-"hold"; worker.js, fill_gate.js). This measures what that buys, on one export,
-cold, in a fresh browser profile each round, the two variants interleaved:
+reader is at a figure's controls (the pointer resting on them, or a key pressed
+in them), no fill starts (export/lazy.js says "hold"; worker.js, fill_gate.js).
+This measures what that buys, on one export, cold, in a fresh browser profile
+each round, the variants interleaved; the press is a key each time:
 
 - **resting**: the pointer is moved onto the first figure's stepped slider once the
   preview has painted, and stays there: the reader who waits for the page to answer;
-- **away**: the pointer rests on the page's title: as every reader was before "hold"
-  (no hold is said, so the worker fills as it did).
+- **away**: the pointer rests on the page's title: the hold starts with the keydown.
 
 With ``--before SITE`` (a build of the code before), a third arm presses with the
 pointer away on that build: what every reader got before.

@@ -368,3 +368,45 @@ test("a hold said before a document came is said again with it", () => {
   p.embed(models("a"));
   assert.deepEqual(sent, [{type: "near", figures: [96]}, {type: "hold", holding: true}]);
 });
+
+test("a key pressed in a figure's controls holds until the focus leaves them", () => {
+  const p = page([{figure: 96, top: 0}]);
+  const sent = posted(p);
+  const on = p.documentListeners;
+  on.keydown(pointer("caption")); // a key elsewhere: nothing
+  assert.deepEqual(sent, []);
+  on.keydown(pointer("noUi-handle", "posviz-controls"));
+  on.focusin(pointer("noUi-handle", "posviz-controls")); // focus moves within the controls
+  assert.deepEqual(sent.map((m) => m.holding), [true]);
+  on.focusin(pointer("posviz-numbers-toggle")); // tabbed on, out of the controls
+  assert.deepEqual(sent.map((m) => m.holding), [true, false]);
+  on.keydown(pointer("posviz-controls"));
+  on.focusout({...pointer("posviz-controls"), relatedTarget: null}); // to nothing: the window left
+  assert.deepEqual(sent.map((m) => m.holding), [true, false, true, false]);
+});
+
+test("the pointer and the keys hold together: the hold ends when both have let go", () => {
+  const p = page([{figure: 96, top: 0}]);
+  const sent = posted(p);
+  const on = p.documentListeners;
+  on.pointerover(at(5, 5, "posviz-controls"));
+  on.keydown(at(5, 5, "posviz-controls"));
+  on.pointerover(at(400, 400, "posviz-plot")); // the pointer moved off; the focus is still there
+  assert.deepEqual(sent.map((m) => m.holding), [true]);
+  on.focusin(at(400, 400, "posviz-caption"));
+  assert.deepEqual(sent.map((m) => m.holding), [true, false]);
+});
+
+test("a finger holds while it touches the controls and lets go when it lifts", () => {
+  const p = page([{figure: 96, top: 0}]);
+  const sent = posted(p);
+  const on = p.documentListeners;
+  on.pointerover({...at(7, 7, "posviz-controls"), pointerType: "touch"});
+  on.pointerup({...at(7, 7, "posviz-controls"), pointerType: "mouse"}); // a mouse button: it rests
+  assert.deepEqual(sent.map((m) => m.holding), [true]);
+  on.pointerup({...at(7, 7, "posviz-controls"), pointerType: "touch"});
+  assert.deepEqual(sent.map((m) => m.holding), [true, false]);
+  on.pointerover({...at(9, 9, "posviz-controls"), pointerType: "touch"});
+  on.pointercancel({...at(9, 90, "posviz-controls"), pointerType: "touch"}); // became a scroll
+  assert.deepEqual(sent.map((m) => m.holding), [true, false, true, false]);
+});

@@ -61,40 +61,58 @@
     .filter(Number.isInteger);
   const tellNear = () => window.posvizWorker?.postMessage({type: "near", figures: drawnFigures()});
 
-  // While the reader's pointer rests on a figure's controls, no fill starts (worker.js,
+  // While the reader is at a figure's controls, no fill starts (worker.js,
   // fill_gate.js): a fill is one Python call that a change cannot cut, and the reader
   // about to move a slider should not wait for a figure built off screen. It is said
   // when it changes, and again with each document embedded (a page that connected
-  // to a new runtime starts it anew). The pointer lets go when it moves off the
-  // controls, leaves the window or turns the wheel, or when the page is hidden; not
-  // when the live document redraws the figure under a pointer that stays put (the
-  // browser then says "over" for whatever it drew there first). The controls sit in
-  // Bokeh's shadow roots: the event's composed path reaches them.
+  // to a new runtime starts it anew). At the controls means either of:
+  // - the pointer rests on them. It lets go when it moves off them, leaves the
+  //   window or turns the wheel, and a touch when it lifts; not when the live
+  //   document redraws the figure under a pointer that stays put (the browser then
+  //   says "over" for whatever it drew there first);
+  // - a key was pressed in them, until the focus leaves them.
+  // A hidden page lets go of both. The controls sit in Bokeh's shadow roots: the
+  // event's composed path reaches them.
   let holding = false;
-  let at = ""; // where the pointer was when it last came onto the controls
+  const at = {pointer: false, keys: false};
+  let where = ""; // where the pointer was when it last came onto the controls
   const tellHold = () => window.posvizWorker?.postMessage({type: "hold", holding});
-  const hold = (now) => {
-    if (now === holding || (now && window.posvizFilled)) return;
-    holding = now;
-    api.holds.push(now);
+  const hold = (source, now) => {
+    at[source] = now;
+    const held = at.pointer || at.keys;
+    if (held === holding || (held && window.posvizFilled)) return;
+    holding = held;
+    api.holds.push(held);
     tellHold();
   };
   const onControls = (event) => event.composedPath()
     .some((node) => node.classList?.contains(CONTROLS));
-  const where = (event) => `${event.clientX},${event.clientY}`;
+  const point = (event) => `${event.clientX},${event.clientY}`;
   document.addEventListener("pointerover", (event) => {
     if (onControls(event)) {
-      at = where(event);
-      hold(true);
-    } else if (where(event) !== at) {
-      hold(false);
+      where = point(event);
+      hold("pointer", true);
+    } else if (point(event) !== where) {
+      hold("pointer", false);
     }
   });
   document.addEventListener("pointerout", (event) => {
-    if (!event.relatedTarget && where(event) !== at) hold(false); // out of the window
+    if (!event.relatedTarget && point(event) !== where) hold("pointer", false); // out of the window
   });
-  document.addEventListener("wheel", () => hold(false), {passive: true});
-  document.addEventListener("visibilitychange", () => { if (document.hidden) hold(false); });
+  for (const name of ["pointerup", "pointercancel"]) {
+    document.addEventListener(name, (event) => {
+      if (event.pointerType === "touch") hold("pointer", false); // a finger does not rest
+    });
+  }
+  document.addEventListener("wheel", () => hold("pointer", false), {passive: true});
+  document.addEventListener("keydown", (event) => { if (onControls(event)) hold("keys", true); });
+  document.addEventListener("focusin", (event) => { if (!onControls(event)) hold("keys", false); });
+  document.addEventListener("focusout", (event) => { if (!event.relatedTarget) hold("keys", false); });
+  document.addEventListener("visibilitychange", () => {
+    if (!document.hidden) return;
+    hold("pointer", false);
+    hold("keys", false);
+  });
 
   // A shell: filled (its class changes from LATER), it is drawn at once if the reader
   // wants it (near, or come near since), else when the reader comes, as a far root.
