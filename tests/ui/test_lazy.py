@@ -145,8 +145,9 @@ def test_python_sends_the_drawn_figures_first_and_fills_the_others_once_live(joi
 def test_no_figure_is_filled_while_the_reader_s_pointer_rests_on_a_slider(joined):
     """A reader who rests the pointer on a figure's slider holds the fills back
     (export/lazy.js says "hold"; worker.js, fill_gate.js): a slider moved then is
-    answered by Python with no figure built before it. Once the pointer leaves,
-    every shell is filled."""
+    answered by Python with no figure built before it. The key pressed holds too,
+    while the slider keeps the focus; once pointer and focus have left, every shell
+    is filled."""
     page, site, blocked = joined
     page.goto(f"{site}/{TOPIC}")
     page.wait_for_function(PAINTED, timeout=30_000)
@@ -161,7 +162,10 @@ def test_no_figure_is_filled_while_the_reader_s_pointer_rests_on_a_slider(joined
     assert wait_for_change(page, NEAR_PLOT, before) != before  # live: Python's answer
     assert page.evaluate("posvizLazy.filled") == []
     assert page.evaluate("posvizLazy.holds") == [True]
-    page.locator("main h1").first.hover()
+    title = page.locator("main h1").first
+    title.hover()  # the pointer has left; the keys still hold while the slider has the focus
+    assert page.evaluate("posvizLazy.holds") == [True]
+    title.click()  # the focus leaves the controls: both have let go
     page.wait_for_function("() => window.posvizFilled", timeout=LIVE)
     assert page.evaluate("posvizLazy.holds") == [True, False]
     assert page.evaluate("posvizLazy.unfilled()") == []
