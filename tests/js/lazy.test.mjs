@@ -41,6 +41,7 @@ function page(islands, {observer = true} = {}) {
       addEventListener: (name, run) => { documentListeners[name] = run; },
     },
     requestAnimationFrame: (run) => frames.push(run),
+    queueMicrotask,
     addEventListener: (name, run) => { listeners[name] = run; },
     matchMedia: () => ({addEventListener() {}}),
     Bokeh: {
@@ -72,7 +73,8 @@ function page(islands, {observer = true} = {}) {
       build_view: async (model) => ({model, build: (el) => built.push([model.name, el.id])}),
     };
   };
-  const scrollTo = (island) => watch([{isIntersecting: true, target: island}]);
+  // The observer reports these islands come near, in one callback, in the order given.
+  const scrollTo = (...islands) => watch(islands.map((target) => ({isIntersecting: true, target})));
   return {
     window, elements, built, indexed, listeners, documentListeners, frames, watched, doc, embed,
     views, scrollTo,
@@ -409,4 +411,33 @@ test("a finger holds while it touches the controls and lets go when it lifts", (
   on.pointerover({...at(9, 9, "posviz-controls"), pointerType: "touch"});
   on.pointercancel({...at(9, 90, "posviz-controls"), pointerType: "touch"}); // became a scroll
   assert.deepEqual(sent.map((m) => m.holding), [true, false, true, false]);
+});
+
+test("a reader who comes near a figure not yet filled lets go of the hold: that figure goes first", async () => {
+  const p = page([{figure: 96, top: 0}, {figure: 710, top: 3000}]);
+  const sent = posted(p);
+  p.embed([...models("a"), shell("b")]);
+  p.views();
+  p.documentListeners.pointerover(at(3, 3, "posviz-controls"));
+  p.documentListeners.keydown(at(3, 3, "posviz-controls"));
+  p.scrollTo(p.elements["root-1"].island); // the wheel would say so too; keys scroll without it
+  await settle();
+  assert.deepEqual(sent.slice(-2), [
+    {type: "near", figures: [710, 96]}, // first: the worker has it when the hold ends
+    {type: "hold", holding: false},
+  ]);
+  assert.deepEqual(sent.filter((m) => m.type === "hold").map((m) => m.holding), [true, false]);
+});
+
+test("shells that come near together are told nearest the viewport's middle first, once", async () => {
+  const p = page([{figure: 96, top: 0}, {figure: 710, top: 3000}, {figure: 7256, top: 6000}]);
+  const sent = posted(p);
+  p.embed([...models("a"), shell("b"), shell("c")]);
+  p.views();
+  p.scrollTo(p.elements["root-2"].island, p.elements["root-1"].island);
+  await settle();
+  assert.deepEqual(sent.filter((m) => m.type === "near"), [
+    {type: "near", figures: [96]}, // the embed's
+    {type: "near", figures: [710, 7256, 96]}, // one message for both, 710's middle the nearer
+  ]);
 });

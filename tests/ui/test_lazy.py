@@ -172,6 +172,28 @@ def test_no_figure_is_filled_while_the_reader_s_pointer_rests_on_a_slider(joined
     assert blocked == [] and page.errors == []
 
 
+def test_a_figure_not_yet_filled_that_the_reader_scrolls_to_ends_the_hold_and_goes_first(
+    joined,
+):
+    """The pointer rests on the first figure's slider from before the page is live, so
+    nothing is filled; the reader then scrolls to the last figure, a shell: the hold
+    ends, and Python fills that figure before the others."""
+    page, site, blocked = joined
+    page.goto(f"{site}/{TOPIC}")
+    page.wait_for_function(PAINTED, timeout=30_000)
+    island(page, TOPIC_FIGURES[0]).locator(".noUi-handle").first.hover()
+    page.wait_for_function("() => document.body.dataset.posviz === 'live'", timeout=LIVE)
+    last = TOPIC_FIGURES[-1]
+    assert page.evaluate("posvizLazy.shelled")[-1] == last
+    assert page.evaluate("posvizLazy.filled") == []
+    island(page, last).scroll_into_view_if_needed()
+    expect(island(page, last)).to_have_attribute("data-posviz-island", "drawn", timeout=LIVE)
+    assert page.evaluate("posvizLazy.filled")[0] == last
+    assert page.evaluate("posvizLazy.holds") == [True, False]
+    page.wait_for_function("() => window.posvizFilled", timeout=LIVE)
+    assert blocked == [] and page.errors == []
+
+
 def test_a_deep_link_reaches_a_far_figure_before_it_is_drawn(static_site, page, blocked):
     page.goto(f"{static_site}/{TOPIC}?4121.row=3")
     page.wait_for_function(PAINTED, timeout=30_000)

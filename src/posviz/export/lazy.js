@@ -55,11 +55,19 @@
     return box.bottom > -innerHeight && box.top < 2 * innerHeight;
   };
   const mark = (island, state) => { island.dataset.posvizIsland = state; };
-  // The figures drawn so far, for Python to build first.
-  const drawnFigures = () => [...drawn]
+  // For Python to build first: the shells the reader came near, the nearest the middle
+  // of the viewport first, then the figures drawn so far (runtime/documents.py fills
+  // the first listed that waits).
+  const figuresOf = (ids) => [...ids]
     .map((id) => Number(islandOf(document.getElementById(id))?.dataset.figure))
     .filter(Number.isInteger);
-  const tellNear = () => window.posvizWorker?.postMessage({type: "near", figures: drawnFigures()});
+  const offCentre = (id) => {
+    const box = islandOf(document.getElementById(id))?.getBoundingClientRect();
+    return box ? Math.abs((box.top + box.bottom) / 2 - innerHeight / 2) : Infinity;
+  };
+  const byCentre = (ids) => [...ids].sort((a, b) => offCentre(a) - offCentre(b));
+  const tellNear = () => window.posvizWorker?.postMessage(
+    {type: "near", figures: [...figuresOf(byCentre(wanted)), ...figuresOf(drawn)]});
 
   // While the reader is at a figure's controls, no fill starts (worker.js,
   // fill_gate.js): a fill is one Python call that a change cannot cut, and the reader
@@ -71,7 +79,9 @@
   //   document redraws the figure under a pointer that stays put (the browser then
   //   says "over" for whatever it drew there first);
   // - a key was pressed in them, until the focus leaves them.
-  // A hidden page lets go of both. The controls sit in Bokeh's shadow roots: the
+  // A hidden page lets go of both, and so does a reader who comes near a figure not
+  // yet filled: that figure is wanted now (and goes first), more than an answer
+  // without a wait. The controls sit in Bokeh's shadow roots: the
   // event's composed path reaches them.
   let holding = false;
   const at = {pointer: false, keys: false};
@@ -113,6 +123,21 @@
     hold("pointer", false);
     hold("keys", false);
   });
+
+  // A shell the reader came near: once the joins of this turn are in (the observer
+  // reports a screen's worth at once), the worker hears them, then the hold ends: the
+  // fill that this lets start takes the nearest.
+  let telling = false;
+  const cameNear = () => {
+    if (telling) return;
+    telling = true;
+    queueMicrotask(() => {
+      telling = false;
+      tellNear();
+      hold("pointer", false);
+      hold("keys", false);
+    });
+  };
 
   // A shell: filled (its class changes from LATER), it is drawn at once if the reader
   // wants it (near, or come near since), else when the reader comes, as a far root.
@@ -169,7 +194,7 @@
     shells.clear();
     wanted.clear();
     repaint.clear();
-    api.drawnBefore = drawnFigures();
+    api.drawnBefore = figuresOf(drawn);
     api.shelled = [];
     let islands = 0;
     doc.all_roots.forEach((model, i) => {
@@ -222,6 +247,7 @@
     if (!p) return;
     if (shells.has(elementId)) { // drawn once Python fills it (watchShell)
       wanted.add(elementId);
+      cameNear();
       return;
     }
     const views = p.doc.views_manager;
