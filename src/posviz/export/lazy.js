@@ -109,11 +109,12 @@
   document.addEventListener("pointerout", (event) => {
     if (!event.relatedTarget && point(event) !== where) hold("pointer", false); // out of the window
   });
-  for (const name of ["pointerup", "pointercancel"]) {
-    document.addEventListener(name, (event) => {
-      if (event.pointerType === "touch") hold("pointer", false); // a finger does not rest
-    });
-  }
+  /** @param {PointerEvent} event */
+  const lifted = (event) => {
+    if (event.pointerType === "touch") hold("pointer", false); // a finger does not rest
+  };
+  document.addEventListener("pointerup", lifted);
+  document.addEventListener("pointercancel", lifted);
   document.addEventListener("wheel", () => hold("pointer", false), {passive: true});
   document.addEventListener("keydown", (event) => { if (onControls(event)) hold("keys", true); });
   document.addEventListener("focusin", (event) => { if (!onControls(event)) hold("keys", false); });
