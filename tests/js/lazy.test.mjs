@@ -25,8 +25,9 @@ function page(islands, {observer = true} = {}) {
   const watched = new Set();
   for (const [i, {figure, top}] of islands.entries()) {
     const island = {
+      top, // where it is from the viewport's top: a test scrolls by setting it
       dataset: {figure: String(figure)},
-      getBoundingClientRect: () => ({top, bottom: top + 400}),
+      getBoundingClientRect: () => ({top: island.top, bottom: island.top + 400}),
     };
     const el = {id: `root-${i}`, closest: (css) => (css === ".posviz-island" ? island : null), island};
     elements[el.id] = el;
@@ -307,16 +308,20 @@ test("a document that replaces one with shells leaves nothing to wait for", asyn
   assert.deepEqual([...p.window.posvizLazy.filled], []);
 });
 
+const holdsOf = (sent) => sent.filter((m) => m.type === "hold").map((m) => m.holding);
+
 // A pointer event at (x, y) whose composed path runs through elements of these classes
 // (inner first), as it does from inside Bokeh's shadow roots.
 let x = 0;
 const pointer = (...classes) => at(++x, 10, ...classes);
+// Each of ``classes`` is an element's class names, or an element made by ``element``.
+const element = (names) => ({classList: {contains: (name) => names.split(" ").includes(name)}});
 const at = (clientX, clientY, ...classes) => ({
   clientX,
   clientY,
   relatedTarget: {},
   composedPath: () => [
-    ...classes.map((names) => ({classList: {contains: (name) => names.split(" ").includes(name)}})),
+    ...classes.map((each) => (typeof each === "string" ? element(each) : each)),
     {}, // the document, which has no classList
   ],
 });
@@ -330,7 +335,10 @@ test("the page says hold while the pointer rests on a figure's controls, once pe
   assert.deepEqual(sent, [{type: "hold", holding: true}]);
   over(pointer("bk-Canvas", "posviz-plot", "posviz-figure")); // the plot is not the controls
   over(pointer("posviz-caption"));
-  assert.deepEqual(sent, [{type: "hold", holding: true}, {type: "hold", holding: false}]);
+  assert.deepEqual(sent.slice(1), [ // with the figures to fill first, before the hold ends
+    {type: "near", figures: []},
+    {type: "hold", holding: false},
+  ]);
   over(pointer("posviz-controls"));
   p.documentListeners.pointerout({...pointer("posviz-controls"), relatedTarget: null}); // left the window
   assert.deepEqual([...p.window.posvizLazy.holds], [true, false, true, false]);
@@ -340,13 +348,24 @@ test("a figure redrawn under a pointer that stays put keeps the hold; the wheel 
   const p = page([{figure: 96, top: 0}]);
   const sent = posted(p);
   const over = p.documentListeners.pointerover;
-  over(at(300, 200, "noUi-handle", "posviz-controls"));
-  over(at(300, 200, "posviz-island")); // the live document's first layout, under the pointer
-  p.documentListeners.pointerout({...at(300, 200, "posviz-island"), relatedTarget: null});
-  over(at(300, 200, "noUi-touch-area", "posviz-controls")); // and the controls again
-  assert.deepEqual(sent.map((m) => m.holding), [true]);
+  const island = element("posviz-island");
+  over(at(300, 200, "noUi-handle", "posviz-controls", island));
+  over(at(300, 200, "bk-Column", island)); // the live document's first layout, under the pointer
+  p.documentListeners.pointerout({...at(300, 200, island), relatedTarget: null});
+  over(at(300, 200, "noUi-touch-area", "posviz-controls", island)); // and the controls again
+  assert.deepEqual(holdsOf(sent), [true]);
   p.documentListeners.wheel();
-  assert.deepEqual(sent.map((m) => m.holding), [true, false]);
+  assert.deepEqual(holdsOf(sent), [true, false]);
+});
+
+test("content scrolled under a pointer that stays put: another island's text lets go", () => {
+  const p = page([{figure: 96, top: 0}]);
+  const sent = posted(p);
+  const over = p.documentListeners.pointerover;
+  over(at(300, 200, "posviz-controls", element("posviz-island")));
+  over(at(300, 200, "posviz-caption", element("posviz-island"))); // the next figure's
+  over(at(300, 200, "section-text")); // or text between figures
+  assert.deepEqual(holdsOf(sent), [true, false]);
 });
 
 test("a page that is hidden lets go; once all is filled it no longer holds", () => {
@@ -355,12 +374,13 @@ test("a page that is hidden lets go; once all is filled it no longer holds", () 
   p.documentListeners.pointerover(pointer("posviz-controls"));
   p.window.document.hidden = true;
   p.documentListeners.visibilitychange();
-  assert.deepEqual(sent.map((m) => m.holding), [true, false]);
+  assert.deepEqual(holdsOf(sent), [true, false]);
   p.window.posvizFilled = true;
   p.window.document.hidden = false;
   p.documentListeners.visibilitychange();
+  const told = sent.length;
   p.documentListeners.pointerover(pointer("posviz-controls"));
-  assert.equal(sent.length, 2);
+  assert.equal(sent.length, told);
 });
 
 test("a hold said before a document came is said again with it", () => {
@@ -379,12 +399,12 @@ test("a key pressed in a figure's controls holds until the focus leaves them", (
   assert.deepEqual(sent, []);
   on.keydown(pointer("noUi-handle", "posviz-controls"));
   on.focusin(pointer("noUi-handle", "posviz-controls")); // focus moves within the controls
-  assert.deepEqual(sent.map((m) => m.holding), [true]);
+  assert.deepEqual(holdsOf(sent), [true]);
   on.focusin(pointer("posviz-numbers-toggle")); // tabbed on, out of the controls
-  assert.deepEqual(sent.map((m) => m.holding), [true, false]);
+  assert.deepEqual(holdsOf(sent), [true, false]);
   on.keydown(pointer("posviz-controls"));
   on.focusout({...pointer("posviz-controls"), relatedTarget: null}); // to nothing: the window left
-  assert.deepEqual(sent.map((m) => m.holding), [true, false, true, false]);
+  assert.deepEqual(holdsOf(sent), [true, false, true, false]);
 });
 
 test("the pointer and the keys hold together: the hold ends when both have let go", () => {
@@ -394,9 +414,9 @@ test("the pointer and the keys hold together: the hold ends when both have let g
   on.pointerover(at(5, 5, "posviz-controls"));
   on.keydown(at(5, 5, "posviz-controls"));
   on.pointerover(at(400, 400, "posviz-plot")); // the pointer moved off; the focus is still there
-  assert.deepEqual(sent.map((m) => m.holding), [true]);
+  assert.deepEqual(holdsOf(sent), [true]);
   on.focusin(at(400, 400, "posviz-caption"));
-  assert.deepEqual(sent.map((m) => m.holding), [true, false]);
+  assert.deepEqual(holdsOf(sent), [true, false]);
 });
 
 test("a finger holds while it touches the controls and lets go when it lifts", () => {
@@ -405,18 +425,19 @@ test("a finger holds while it touches the controls and lets go when it lifts", (
   const on = p.documentListeners;
   on.pointerover({...at(7, 7, "posviz-controls"), pointerType: "touch"});
   on.pointerup({...at(7, 7, "posviz-controls"), pointerType: "mouse"}); // a mouse button: it rests
-  assert.deepEqual(sent.map((m) => m.holding), [true]);
+  assert.deepEqual(holdsOf(sent), [true]);
   on.pointerup({...at(7, 7, "posviz-controls"), pointerType: "touch"});
-  assert.deepEqual(sent.map((m) => m.holding), [true, false]);
+  assert.deepEqual(holdsOf(sent), [true, false]);
   on.pointerover({...at(9, 9, "posviz-controls"), pointerType: "touch"});
   on.pointercancel({...at(9, 90, "posviz-controls"), pointerType: "touch"}); // became a scroll
-  assert.deepEqual(sent.map((m) => m.holding), [true, false, true, false]);
+  assert.deepEqual(holdsOf(sent), [true, false, true, false]);
 });
 
 test("a reader who comes near a figure not yet filled lets go of the hold: that figure goes first", async () => {
   const p = page([{figure: 96, top: 0}, {figure: 710, top: 3000}]);
   const sent = posted(p);
-  p.embed([...models("a"), shell("b")]);
+  const far = shell("b");
+  p.embed([...models("a"), far]);
   p.views();
   p.documentListeners.pointerover(at(3, 3, "posviz-controls"));
   p.documentListeners.keydown(at(3, 3, "posviz-controls"));
@@ -427,6 +448,11 @@ test("a reader who comes near a figure not yet filled lets go of the hold: that 
     {type: "hold", holding: false},
   ]);
   assert.deepEqual(sent.filter((m) => m.type === "hold").map((m) => m.holding), [true, false]);
+  p.documentListeners.pointerover(at(3, 3, "posviz-controls")); // the pointer is still there
+  assert.equal(sent.at(-1).holding, false); // but the figure the reader came to waits
+  far.fill();
+  await settle();
+  assert.deepEqual(sent.filter((m) => m.type === "hold").map((m) => m.holding), [true, false, true]);
 });
 
 test("shells that come near together are told nearest the viewport's middle first, once", async () => {
@@ -440,4 +466,16 @@ test("shells that come near together are told nearest the viewport's middle firs
     {type: "near", figures: [96]}, // the embed's
     {type: "near", figures: [710, 7256, 96]}, // one message for both, 710's middle the nearer
   ]);
+});
+
+test("a scroll that moves the pointer off the controls tells the shells near now before the hold ends", () => {
+  const p = page([{figure: 96, top: 0}, {figure: 710, top: 3000}]);
+  const sent = posted(p);
+  p.embed([...models("a"), shell("b")]);
+  p.views();
+  p.documentListeners.pointerover(at(3, 3, "posviz-controls", element("posviz-island")));
+  p.elements["root-0"].island.top = -2600; // scrolled: 710 is on screen now,
+  p.elements["root-1"].island.top = 200; // the observer has not said so yet
+  p.documentListeners.pointerover(at(3, 3, "posviz-caption", element("posviz-island")));
+  assert.deepEqual(sent.slice(-2), [{type: "near", figures: [710, 96]}, {type: "hold", holding: false}]);
 });

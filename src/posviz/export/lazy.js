@@ -77,32 +77,40 @@
   // - the pointer rests on them. It lets go when it moves off them, leaves the
   //   window or turns the wheel, and a touch when it lifts; not when the live
   //   document redraws the figure under a pointer that stays put (the browser then
-  //   says "over" for whatever it drew there first);
+  //   says "over" for whatever it drew there first, in the same island);
   // - a key was pressed in them, until the focus leaves them.
-  // A hidden page lets go of both, and so does a reader who comes near a figure not
-  // yet filled: that figure is wanted now (and goes first), more than an answer
-  // without a wait. The controls sit in Bokeh's shadow roots: the
-  // event's composed path reaches them.
+  // A hidden page lets go of both. And no hold stands while a figure the reader came
+  // near waits to be filled: that figure is wanted now (and goes first), more than
+  // an answer without a wait. The controls sit in Bokeh's shadow roots: the event's
+  // composed path reaches them.
   let holding = false;
   const at = {pointer: false, keys: false};
-  let where = ""; // where the pointer was when it last came onto the controls
+  let where = ""; // where the pointer was when it last came onto the controls,
+  let whose = null; // and the island it came onto them in
   const tellHold = () => window.posvizWorker?.postMessage({type: "hold", holding});
-  const hold = (source, now) => {
-    at[source] = now;
-    const held = at.pointer || at.keys;
-    if (held === holding || (held && window.posvizFilled)) return;
+  const nearAndWaiting = () => [...wanted].some((id) => shells.has(id));
+  /** @param {"pointer" | "keys" | null} source what changed (null: the shells did) */
+  const hold = (source, now = false) => {
+    if (source) at[source] = now;
+    const held = (at.pointer || at.keys) && !window.posvizFilled && !nearAndWaiting();
+    if (held === holding) return;
     holding = held;
     api.holds.push(held);
+    if (!held) { // the fill this lets start takes the nearest of the shells near now
+      for (const [id, waiting] of pending) if (shells.has(id) && near(waiting.island)) wanted.add(id);
+      tellNear(); // (the observer may say so only after the pointer has: a scroll moves both)
+    }
     tellHold();
   };
-  const onControls = (event) => event.composedPath()
-    .some((node) => node.classList?.contains(CONTROLS));
+  const within = (event, css) => event.composedPath()
+    .find((node) => node.classList?.contains(css)) || null;
   const point = (event) => `${event.clientX},${event.clientY}`;
   document.addEventListener("pointerover", (event) => {
-    if (onControls(event)) {
+    if (within(event, CONTROLS)) {
       where = point(event);
+      whose = within(event, "posviz-island");
       hold("pointer", true);
-    } else if (point(event) !== where) {
+    } else if (point(event) !== where || within(event, "posviz-island") !== whose) {
       hold("pointer", false);
     }
   });
@@ -116,8 +124,8 @@
   document.addEventListener("pointerup", lifted);
   document.addEventListener("pointercancel", lifted);
   document.addEventListener("wheel", () => hold("pointer", false), {passive: true});
-  document.addEventListener("keydown", (event) => { if (onControls(event)) hold("keys", true); });
-  document.addEventListener("focusin", (event) => { if (!onControls(event)) hold("keys", false); });
+  document.addEventListener("keydown", (event) => { if (within(event, CONTROLS)) hold("keys", true); });
+  document.addEventListener("focusin", (event) => { if (!within(event, CONTROLS)) hold("keys", false); });
   document.addEventListener("focusout", (event) => { if (!event.relatedTarget) hold("keys", false); });
   document.addEventListener("visibilitychange", () => {
     if (!document.hidden) return;
@@ -126,8 +134,8 @@
   });
 
   // A shell the reader came near: once the joins of this turn are in (the observer
-  // reports a screen's worth at once), the worker hears them, then the hold ends: the
-  // fill that this lets start takes the nearest.
+  // reports a screen's worth at once), the worker hears them, then the hold ends
+  // (nearAndWaiting): the fill that this lets start takes the nearest.
   let telling = false;
   const cameNear = () => {
     if (telling) return;
@@ -135,8 +143,7 @@
     queueMicrotask(() => {
       telling = false;
       tellNear();
-      hold("pointer", false);
-      hold("keys", false);
+      hold(null);
     });
   };
 
@@ -155,6 +162,7 @@
       shells.delete(el.id);
       api.filled.push(figure);
       done();
+      hold(null); // the last of the shells the reader came near: a hold may stand again
       if (wanted.has(el.id) || !observer || near(island)) void join(el.id);
     });
   }
