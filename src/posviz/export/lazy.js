@@ -66,8 +66,8 @@
     return box ? Math.abs((box.top + box.bottom) / 2 - innerHeight / 2) : Infinity;
   };
   const byCentre = (ids) => [...ids].sort((a, b) => offCentre(a) - offCentre(b));
-  const tellNear = () => window.posvizWorker?.postMessage(
-    {type: "near", figures: [...figuresOf(byCentre(wanted)), ...figuresOf(drawn)]});
+  const nearFirst = () => [...figuresOf(byCentre(wanted)), ...figuresOf(drawn)];
+  const tellNear = () => window.posvizWorker?.postMessage({type: "near", figures: nearFirst()});
 
   // While the reader is at a figure's controls, no fill starts (worker.js,
   // fill_gate.js): a fill is one Python call that a change cannot cut, and the reader
