@@ -586,7 +586,7 @@ class WebKit(Engine):
         if dark:
             options.add_argument("--dark-mode")
         # The wall reaches WebKit through the environment, not WebDriver's proxy capability:
-        # given a noProxy list, MiniBrowser 2.50 crashed at start in about one start in eight
+        # given a noProxy list, MiniBrowser 2.50 crashed at start in about one start in six
         # under load (a segfault in strlen, from g_strdupv in webkit_network_proxy_settings_new,
         # as it took the session request), and the driver then waited forever for it. With no
         # capability, its network process asks GLib's default resolver, libproxy, which reads

@@ -827,7 +827,7 @@ def test_a_webkit_that_never_opens_a_session_fails_naming_the_last_attempt(monke
 
 
 def test_webkit_gets_the_wall_from_its_environment_and_no_proxy_capability(monkeypatch, tmp_path):
-    """MiniBrowser 2.50 crashed at start about once in eight loaded starts when WebDriver's
+    """MiniBrowser 2.50 crashed at start about once in six loaded starts when WebDriver's
     proxy capability carried a noProxy list (a segfault copying it; the driver then waited
     for ever, which is how run 46 failed). So the session asks for no proxy, and the browser
     the driver starts finds the wall in its environment: the engine's proxy for every
