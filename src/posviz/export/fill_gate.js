@@ -4,8 +4,8 @@
 // hidden (a tab behind, or a page the reader left that the browser keeps in its
 // back-forward cache), while another page on screen waits for its document (the
 // reader who followed a link is not kept waiting for the figures of the page
-// they left), and while the reader's pointer rests on a figure's controls on a
-// page on screen (lazy.js says "hold"): a fill is one Python call that a slider's
+// they left), and while the reader is at a figure's controls (pointer or keys) on
+// a page on screen (lazy.js says "hold"): a fill is one Python call that a slider's
 // change cannot cut, and the reader about to move one should not wait for a
 // figure built off screen. No timer decides: each change of those states wakes
 // the waiting.
@@ -13,7 +13,7 @@
 
 // Whether ``connection`` may fill now, among ``connections`` (the worker's open
 // pages: {hidden, awaiting, holding}; awaiting: between its hello and its document
-// sent; holding: the reader's pointer is on one of its figures' controls).
+// sent; holding: the reader is at one of its figures' controls).
 /** @param {{hidden: boolean}} connection @param {Iterable<{hidden: boolean, awaiting: boolean, holding?: boolean}>} connections */
 function mayFill(connection, connections) {
   if (connection.hidden) return false;

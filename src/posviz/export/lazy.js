@@ -65,7 +65,8 @@
     const box = islandOf(document.getElementById(id))?.getBoundingClientRect();
     return box ? Math.abs((box.top + box.bottom) / 2 - innerHeight / 2) : Infinity;
   };
-  const byCentre = (ids) => [...ids].sort((a, b) => offCentre(a) - offCentre(b));
+  const byCentre = (ids) => [...ids].map((id) => [offCentre(id), id])
+    .sort((a, b) => a[0] - b[0]).map(([, id]) => id); // one box read per island
   const nearFirst = () => [...figuresOf(byCentre(wanted)), ...figuresOf(drawn)];
   const tellNear = () => window.posvizWorker?.postMessage({type: "near", figures: nearFirst()});
 

@@ -64,7 +64,6 @@ function allowWhenPainted() {
 // of 0 ms came first in Chromium's worker, three fills in a row before a reader's
 // change that waited (benchmarks/hold.py, "away").
 function behindMessages() {
-  /** @type {any} */
   const scheduler = /** @type {any} */ (self).scheduler;
   if (scheduler?.postTask) return scheduler.postTask(() => {}, {priority: "background"});
   return new Promise((resolve) => setTimeout(resolve, 0));
@@ -332,7 +331,7 @@ class Connection {
     this.painted = false; // the page said "start": its preview is on screen
     this.hidden = false; // the page is behind another tab, or minimised: it paints nothing
     this.near = null; // ids of the figures near the reader's viewport (lazy.js), once it says
-    this.holding = false; // the reader's pointer is on a figure's controls (lazy.js): fills wait
+    this.holding = false; // the reader is at a figure's controls (lazy.js, "hold"): fills wait
     this.started = new Promise((resolve) => {
       this.start = () => { this.painted = true; resolve(); };
     });
