@@ -28,6 +28,8 @@ USED_IN = {
     "_linked_properties": ["drawing/controls.py:super()._linked_properties"],
     "apply_json_patch": ["drawing/controls.py:doc.apply_json_patch = "],
     "_validate": ["drawing/controls.py:._validate(read)"],
+    "_process_param_change": ["drawing/controls.py:super()._process_param_change(params)"],
+    "description_delay": ['drawing/controls.py:"description_delay" in widget_type.param'],
     "_link_docs_worker": ["runtime/documents.py:_link_docs_worker(doc"],
     "_convert_json_patch": ["runtime/documents.py:_convert_json_patch(patch)"],
     "state": ["drawing/__init__.py:plot.state."],

@@ -106,6 +106,16 @@ SNAP_BACK = [
     ("param", "Parameter", "_validate"),
 ]
 
+# A button group's description becomes a Bokeh Tooltip in Panel's TooltipMixin
+# (``panel.widgets._mixin``), which places it to the group's right on one line and
+# passes a Tooltip given instead through. drawing/controls.py (TipBelow) gives one,
+# below the group and wrapping, in ``_process_param_change``; the mixin is found by
+# its parameter ``description_delay``.
+TOOLTIP_MIXIN = [
+    ("panel.widgets._mixin", "TooltipMixin", "_process_param_change"),
+    ("panel.widgets._mixin", "TooltipMixin", "description_delay"),
+]
+
 # Not private by name, but relied upon as undocumented behaviour: Bokeh's
 # server applies a browser's PATCH-DOC by calling the document's own
 # ``apply_json_patch`` with the session as ``setter`` (Panel's worker does the
@@ -424,6 +434,7 @@ def python_internals() -> list[tuple[str, str, str]]:
         ("bokeh.util.serialization", "", "_simple_id_lock"),
         PATCH_ENTRY,
         *SNAP_BACK,
+        *TOOLTIP_MIXIN,
         *[(module, "", n) for n in names],
         *[(plot_module, plot_class, n) for n in plot_names],
         *DATATYPES,

@@ -214,6 +214,37 @@ def test_each_button_group_shows_its_title_above_and_is_named_by_it(served, page
         assert 17 <= first - top <= 18, (name, top, first)  # one title line above them
 
 
+def button_groups() -> list[tuple[int, str]]:
+    """(figure, parameter) of every button group the figures have."""
+    return [
+        (figure_id, name)
+        for figure_id, kind in sorted(FIGURES.items())
+        for name, spec in kind().widgets.items()
+        if "buttons" in str(spec)
+    ]
+
+
+@pytest.mark.parametrize("figure_id,name", button_groups())
+def test_a_button_groups_description_opens_inside_the_window(served, page, figure_id, name):
+    """Hovered, a group shows its parameter's doc in a tooltip that wraps, whole, inside
+    a phone's window and a docs column's (Panel put it on one line to the group's right,
+    where 1803's ran 680 px past a 390 px window)."""
+    figure = FIGURES[figure_id]()
+    label, doc = figure.param[name].label, " ".join(figure.param[name].doc.split())
+    page.goto(f"{served}/figure-{figure_id}")
+    group = page.get_by_role("group", name=label, exact=True)
+    tip = page.locator(".bk-tooltip-content").filter(has_text=doc[:40])
+    for width in (320, 700):
+        resized(page, width, 900)
+        page.mouse.move(0, 0)
+        expect(tip).to_be_hidden()
+        group.get_by_role("button").first.hover()
+        expect(tip).to_be_visible()  # after Panel's delay
+        box = tip.bounding_box()
+        assert " ".join(tip.inner_text().split()) == doc
+        assert 0 <= box["x"] and box["x"] + box["width"] <= width, (width, box)
+
+
 # What the page script does with a group's drawn title (compose/page_script.js, fix).
 TITLE_READ_BACK_JS = """() => {
   const group = document.querySelector('.bk-btn-group');

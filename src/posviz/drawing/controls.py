@@ -33,6 +33,7 @@ from functools import cache
 import panel as pn
 from bokeh.core.serialization import Serialized
 from bokeh.document.events import ModelChangedEvent
+from bokeh.models import Tooltip
 
 from posviz import deeplinks
 
@@ -223,6 +224,30 @@ def _target(doc, widgets, event) -> tuple:
     return model, widget
 
 
+# A button group's description, wrapped to the column: Panel shows it on one line to
+# the group's right, where at a docs column's width or a phone's it ran off the page.
+TIP_CSS = ":host { white-space: normal; max-width: min(300px, calc(100vw - 32px)); }"
+
+
+class TipBelow:
+    """Mixin for a Panel widget whose description is a hover tooltip (a button group).
+
+    The tooltip opens under the widget, centred, and wraps.
+    """
+
+    def _process_param_change(self, params):
+        description = params.get("description")
+        if isinstance(description, str):
+            tip = Tooltip(
+                content=description,
+                position="bottom_center",
+                attachment="below",
+                stylesheets=[TIP_CSS],
+            )
+            params = {**params, "description": tip}
+        return super()._process_param_change(params)
+
+
 @cache
 def snap_back(widget_type: type) -> type:
     """``widget_type`` with the SnapBack behaviour (one class per widget type).
@@ -236,7 +261,9 @@ def snap_back(widget_type: type) -> type:
             f"{', '.join(sorted(kind.__name__ for kind in READERS))})"
         )
     members = {"__module__": __name__, "readers": READERS[widget_type]}
-    return type(widget_type.__name__, (SnapBack, widget_type), members)
+    tipped = "description_delay" in widget_type.param  # Panel's TooltipMixin
+    bases = (SnapBack, TipBelow, widget_type) if tipped else (SnapBack, widget_type)
+    return type(widget_type.__name__, bases, members)
 
 
 # The widgets a figure may name in its ``widgets`` (model.Figure), beside the default.
