@@ -7,6 +7,7 @@ content_checks.py``) and the numbers a page declares are pinned there.
 """
 
 import dataclasses
+import inspect
 import itertools
 import os
 import random
@@ -21,7 +22,7 @@ import yaml
 from posviz import content
 from posviz.cli import main
 from posviz.content import ContentError, load, ordered
-from posviz.figures import figure_ids
+from posviz.figures import FIGURES, ClockHands, figure_ids
 from tests.support import fuzz
 from tests.support.author_edit import apply_author_edit
 from tests.support.content_checks import FIXTURE, REAL, SEED_FROM, check_real_content
@@ -452,7 +453,8 @@ PROBLEM_LINE = re.compile(r"^  (?P<path>\S+\.md):(?P<line>\d+): (?P<message>.+)$
 def test_check_passes_on_the_fixture(capsys):
     assert main(["check", "--content", str(FIXTURE)]) == 0
     out, err = capsys.readouterr()
-    assert out.strip() == "posviz: content OK: 3 page(s), 1 topic(s)"
+    said = f"posviz: content OK: 3 page(s), 1 topic(s), the captions of {len(FIGURES)} figure(s)"
+    assert out.strip() == said
     assert err == ""
 
 
@@ -519,6 +521,45 @@ def test_check_refuses_a_declared_number_the_page_no_longer_states(broken, capsy
             "or the number's new form",
         )
     ]
+
+
+class Declared(ClockHands):
+    """Figure 710 with numbers declared beside its caption, as a contributor writes them."""
+
+    numbers = {"6.28": VIEW, "2": "formula, not a quantity: d_model/2", "41": "a source"}
+
+
+DECLARED_LINE = inspect.getsourcelines(Declared)[1] + 3  # the ``numbers = `` line
+
+
+def test_every_figure_s_declared_caption_numbers_hold():
+    assert content.check_figure_numbers(FIGURES) == []
+    assert any(cls.numbers for cls in FIGURES.values())  # the check has something to check
+
+
+def test_check_names_the_figure_s_line_for_a_caption_number_it_lost_or_its_view_lacks(
+    monkeypatch, capsys
+):
+    """Caption 710 states 6.28 (2π), which 7256's view does not show, and no 41; `posviz
+    check` says both at the line of the figure's module where they are declared."""
+    monkeypatch.setitem(FIGURES, 710, Declared)
+    assert main(["check"]) == 1
+    _, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert lines[0] == "posviz: content has 2 problem(s):"
+    where = f"  {__file__}:{DECLARED_LINE}: numbers: "
+    assert lines[1].startswith(f"{where}6.28 is declared from {VIEW}, which shows "), lines
+    assert lines[2] == (
+        f"{where}'41' is declared, but the caption of figure 710 does not state it; remove "
+        "the entry or the number's new form"
+    )
+
+
+def test_a_caption_number_declared_with_no_reason_is_a_problem(monkeypatch):
+    monkeypatch.setattr(Declared, "numbers", {"2": " "})
+    [problem] = content.check_figure_numbers({710: Declared})
+    assert (problem.path, problem.line) == (Path(__file__), DECLARED_LINE)
+    assert problem.message == "numbers: '2' needs a figure view or a reason"
 
 
 @pytest.mark.parametrize(

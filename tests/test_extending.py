@@ -122,6 +122,45 @@ def test_two_figures_with_one_id_are_refused_naming_both(fifth_figure, tmp_path)
     assert "posviz.figures.squares.Squares" in message
 
 
+def test_a_figure_module_that_does_not_import_is_one_line_naming_its_file_and_line(
+    fifth_figure, tmp_path, capsys
+):
+    """A newcomer's slider that cannot work (an even slider from an odd bound): `posviz
+    check` and `posviz build` each say where in one line, with no traceback."""
+    from posviz.cli import main
+    from posviz.export.command import build
+
+    source = Path(posviz.figures.__path__[-1]) / "squares.py"
+    text = source.read_text("utf-8")
+    text = text.replace("import Figure, Plot, Slider", "import EvenSlider, Figure, Plot, Slider")
+    text = text.replace("slope = Slider(default=10,", "slope = EvenSlider(default=10,")
+    source.write_text(text, "utf-8")
+    line = text.splitlines().index(next(t for t in text.splitlines() if "slope = Even" in t)) + 1
+    said = (
+        f"{source}:{line}: ValueError: EvenSlider(default=10, bounds=(1, 30), step=2): an even "
+        "slider needs an even lower bound and an even step (2 if not given), or its steps "
+        "reach odd values"
+    )
+    assert main(["check"]) == 1
+    out, err = capsys.readouterr()
+    assert err.splitlines() == ["posviz: a figure module does not import:", f"  {said}"]
+    assert build(tmp_path / "site", figures=[5]) == 1
+    out, err = capsys.readouterr()
+    assert err.splitlines()[-1] == f"posviz build: failed: {said}"
+    assert "Traceback" not in out + err
+
+
+def test_a_figure_module_with_a_syntax_error_is_named_at_its_line(fifth_figure):
+    source = Path(posviz.figures.__path__[-1]) / "squares.py"
+    lines = source.read_text("utf-8").splitlines()
+    at = next(n for n, text in enumerate(lines) if "def frame(self):" in text)
+    lines[at] = lines[at].replace("def frame(self):", "def frame(self)")
+    source.write_text("\n".join(lines), "utf-8")
+    with pytest.raises(posviz.figures.FigureModuleError) as caught:
+        posviz.figures.discover()
+    assert str(caught.value).startswith(f"{source}:{at + 1}: SyntaxError: ")
+
+
 # --- a second topic -------------------------------------------------------------------
 
 SECOND_TOPIC = """\

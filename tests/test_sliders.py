@@ -13,8 +13,10 @@ import pytest
 
 from posviz.compose import page
 from posviz.drawing.controls import idle
+from posviz.export.frames import slider_values
 from posviz.figures import FIGURES, QueryReach
 from posviz.figures import query_reach as reach
+from posviz.figures.model import EvenSlider
 from tests.support.compose import FakeLocation, live_figures, view
 
 
@@ -172,3 +174,31 @@ def test_a_link_may_set_a_hidden_slider(location):
     assert "memory_length" not in control_names(layout, figure)
     figure.scheme = "block-1d"
     assert figure.reached(1).sum() == figure.query_length  # its block alone: no memory
+
+
+class Draft(param.Parameterized):
+    """A newcomer's sliders: an even one with no step, and one with an even step."""
+
+    width = EvenSlider(default=64, bounds=(16, 512))
+    wide = EvenSlider(default=64, bounds=(16, 512), step=16)
+
+
+@pytest.mark.parametrize("name,step", [("width", 2), ("wide", 16)])
+def test_an_even_slider_steps_by_two_unless_told_so_the_build_walks_even_values(name, step):
+    """A newcomer's d_model with no step walked 16, 17, 18, ... and the build failed on
+    17 (``must be even``): the values the build walks are even, every one."""
+    draft = Draft()
+    assert Draft.param[name].step == step
+    walked = slider_values(draft, name)
+    assert walked[:2] == [16, 16 + step] and walked[-1] <= 512
+    assert [value for value in walked if value % 2] == []
+
+
+@pytest.mark.parametrize("odd", [{"step": 1}, {"step": 3}, {"bounds": (15, 512)}])
+def test_an_even_slider_that_would_walk_odd_values_fails_where_it_is_defined(odd):
+    asked = {"bounds": (16, 512), **odd}
+    with pytest.raises(ValueError) as failed:
+        EvenSlider(default=64, **asked)
+    said = str(failed.value)
+    assert f"bounds={asked['bounds']}" in said
+    assert "an even lower bound and an even step (2 if not given)" in said

@@ -26,12 +26,24 @@ def cmd_check(args) -> int:
     site = check_content(args.content)
     if site is None:
         return 1
-    if problems := content.check_numbers(site):  # each declared number, against its figure
+    from posviz import figures
+
+    try:
+        found = figures.FIGURES
+    except figures.FigureModuleError as error:
+        print(f"posviz: a figure module does not import:\n  {error}", file=sys.stderr)
+        return 1
+    # Each declared number, against the figure view it names: pages', then captions'.
+    problems = content.check_numbers(site) + content.check_figure_numbers(found)
+    if problems:
         print(f"posviz: content has {len(problems)} problem(s):", file=sys.stderr)
         for problem in sorted(problems, key=lambda p: (str(p.path), p.line)):
             print(f"  {problem}", file=sys.stderr)
         return 1
-    print(f"posviz: content OK: {len(site.pages)} page(s), {len(site.topics)} topic(s)")
+    print(
+        f"posviz: content OK: {len(site.pages)} page(s), {len(site.topics)} topic(s), "
+        f"the captions of {len(found)} figure(s)"
+    )
     return 0
 
 

@@ -63,7 +63,7 @@ from posviz.content.model import (  # noqa: F401
     tag_clash,
     uses_in,
 )
-from posviz.content.numbers import check_numbers, shown_by  # noqa: F401
+from posviz.content.numbers import check_figure_numbers, check_numbers, shown_by  # noqa: F401
 from posviz.content.parse import (  # noqa: F401
     FIGURE,
     FIGURE_ID,

@@ -9,6 +9,7 @@ longer states. No test has to be edited for a new page's numbers.
 """
 
 import re
+from pathlib import Path
 
 from posviz.content.files import _quote
 from posviz.content.model import Library, Page, Problem
@@ -73,22 +74,65 @@ def check_numbers(library: Library) -> list[Problem]:
                     )
                 )
             elif FIGURE_VIEW.fullmatch(origin):
-                problems.extend(_from_view(page, number, origin, line))
+                problems.extend(_from_view(page.path, number, origin, line))
     return problems
 
 
-def _from_view(page: Page, number: str, view: str, line: int) -> list[Problem]:
+def check_figure_numbers(figures: dict) -> list[Problem]:
+    """Each caption number a figure declares (``Figure.numbers``) that is wrong.
+
+    Wrong: the caption does not state it, or its figure view does not show it. A
+    problem names the line of the figure's module where the numbers are declared.
+    """
+    problems = []
+    for cls in figures.values():
+        declared = cls.__dict__.get("numbers", {})
+        if not declared:
+            continue
+        path, line = _declared_at(cls, "numbers")
+        stated = tokens(" ".join(cls.caption.split()))
+        for number, origin in declared.items():
+            if not isinstance(origin, str) or not origin.strip():
+                message = f"numbers: {_quote(number, 20)} needs a figure view or a reason"
+                problems.append(Problem(path, line, message))
+            elif number not in stated:
+                problems.append(
+                    Problem(
+                        path,
+                        line,
+                        f"numbers: {_quote(number, 20)} is declared, but the caption of figure "
+                        f"{cls.figure_id} does not state it; remove the entry or the number's "
+                        "new form",
+                    )
+                )
+            elif FIGURE_VIEW.fullmatch(origin):
+                problems.extend(_from_view(path, number, origin, line))
+    return problems
+
+
+def _declared_at(cls, attribute: str) -> tuple:
+    """(module file, line) of ``attribute = ...`` in the class body, else of the class."""
+    import inspect
+
+    lines, first = inspect.getsourcelines(cls)
+    for offset, text in enumerate(lines):
+        if re.match(rf"\s+{attribute}\s*(:[^=]*)?=", text):
+            return Path(inspect.getsourcefile(cls)), first + offset
+    return Path(inspect.getsourcefile(cls)), first
+
+
+def _from_view(path, number: str, view: str, line: int) -> list[Problem]:
     try:
         shown = shown_by(view)
     except (ValueError, TypeError) as error:
-        return [Problem(page.path, line, f"numbers: {view}: {str(error).splitlines()[0]}")]
+        return [Problem(path, line, f"numbers: {view}: {str(error).splitlines()[0]}")]
     if number in shown:
         return []
     listed = sorted(shown, key=lambda n: float(n.replace(",", "")))
     more = ", …" if len(listed) > SHOWN_LIMIT else ""
     return [
         Problem(
-            page.path,
+            path,
             line,
             f"numbers: {number} is declared from {view}, which shows "
             f"{', '.join(listed[:SHOWN_LIMIT])}{more}",

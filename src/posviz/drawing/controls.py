@@ -36,6 +36,7 @@ from bokeh.document.events import ModelChangedEvent
 from bokeh.models import Tooltip
 
 from posviz import deeplinks
+from posviz.styles import TOOLTIP_CSS
 
 log = logging.getLogger(__name__)
 
@@ -224,15 +225,12 @@ def _target(doc, widgets, event) -> tuple:
     return model, widget
 
 
-# A button group's description, wrapped to the column: Panel shows it on one line to
-# the group's right, where at a docs column's width or a phone's it ran off the page.
-TIP_CSS = ":host { white-space: normal; max-width: min(300px, calc(100vw - 32px)); }"
-
-
 class TipBelow:
     """Mixin for a Panel widget whose description is a hover tooltip (a button group).
 
-    The tooltip opens under the widget, centred, and wraps.
+    The tooltip opens under the widget, centred, and wraps (``styles/tooltip.css``):
+    Panel shows it on one line to the group's right, where at a docs column's width
+    or a phone's it ran off the page.
     """
 
     def _process_param_change(self, params):
@@ -242,7 +240,7 @@ class TipBelow:
                 content=description,
                 position="bottom_center",
                 attachment="below",
-                stylesheets=[TIP_CSS],
+                stylesheets=[TOOLTIP_CSS],
             )
             params = {**params, "description": tip}
         return super()._process_param_change(params)

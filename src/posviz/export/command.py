@@ -63,6 +63,7 @@ from posviz.export.payload import (
 )
 from posviz.export.scan import scan
 from posviz.export.scripts import FRAMES, bundled
+from posviz.figures import FigureModuleError
 
 # The build renders with the host's copies and ships the pinned wheels: they must agree.
 HOST_PACKAGES = {"bokeh": bokeh, "holoviews": holoviews, "panel": panel}
@@ -210,6 +211,7 @@ def unstamped_scan(data: bytes, suffix: str, scan_bytes):
 # The errors a build reports in one line; anything else is a bug, with a traceback file.
 EXPECTED = (
     BuildError,
+    FigureModuleError,
     frames.FrameError,
     content.ContentError,
     target.TargetError,

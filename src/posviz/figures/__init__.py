@@ -62,6 +62,26 @@ def figure_ids() -> frozenset[int]:
     return frozenset(i for _, source in _figure_modules() for i in _declared_ids(source))
 
 
+class FigureModuleError(Exception):
+    """A figure module that cannot be imported: ``file:line: what went wrong`` in one line."""
+
+
+def _imported(name: str, source: Path):
+    """The module ``name``; FigureModuleError naming its file and line if it fails."""
+    import traceback
+
+    try:
+        return import_module(name)
+    except Exception as error:
+        frames = traceback.extract_tb(error.__traceback__)
+        lines = [frame.lineno for frame in frames if Path(frame.filename) == source]
+        if isinstance(error, SyntaxError) and error.lineno:
+            lines.append(error.lineno)
+        said = str(error).splitlines()[0] if str(error) else ""
+        where = f"{source}:{lines[-1]}" if lines else str(source)
+        raise FigureModuleError(f"{where}: {type(error).__name__}: {said}") from error
+
+
 def discover() -> dict:
     """Import every figure module; figure id → ``Figure`` subclass, by id.
 
@@ -71,7 +91,7 @@ def discover() -> dict:
 
     from posviz.figures.model import Figure
 
-    modules = {name: import_module(name) for name, _ in _figure_modules()}
+    modules = {name: _imported(name, source) for name, source in _figure_modules()}
     found: dict = {}
     for cls in param.descendents(Figure, concrete=True):
         module = modules.get(cls.__module__)

@@ -63,6 +63,7 @@ class AttentionCost(Figure):
         "zero padding), and 2·S²·m for one axial layer: a row pass and a column pass of span "
         "m, or, one key fewer per query, CCNet's single attention over the cross."
     )
+    numbers = {"2": "formula, not a quantity: k²/2, 2·S³, k²/(2m), k² = 2m, 2·S²·m"}
 
     k = Slider(
         default=7,

@@ -59,6 +59,8 @@ class ClockHands(Figure):
         "dimensions 2i) against position, with *pos* as a dotted line. Hand 0, with ω₀ = 1, "
         "is back at its start after 2π ≈ 6.28 positions; each hand after it needs longer."
     )
+    # Caption numbers no check computes (posviz check reads them; see model.Figure).
+    numbers = {"2": "formula, not a quantity: d_model/2"}
 
     # pos is there to show that the dot product (right) does not depend on it.
     invariant = {"pos": ("rows", "closed", "dot")}

@@ -62,9 +62,23 @@ class Slider(FullBounds, param.Integer):
 
 
 class EvenSlider(Slider):
-    """An integer slider that only takes even values."""
+    """An integer slider that only takes even values.
+
+    It steps by 2 unless told another even step, from an even lower bound: the build
+    walks bounds[0], bounds[0] + step, ...
+    """
 
     even = True  # the deep-link grammar checks parity before the figure sees the value
+
+    def __init__(self, default=0, *, step=2, bounds=None, **params):
+        low = bounds[0] if bounds else None
+        if step % 2 or (low is not None and low % 2):
+            raise ValueError(
+                f"EvenSlider(default={default}, bounds={bounds}, step={step}): an even slider "
+                "needs an even lower bound and an even step (2 if not given), or its steps "
+                "reach odd values"
+            )
+        super().__init__(default, step=step, bounds=bounds, **params)
 
     def _validate(self, val):
         super()._validate(val)
@@ -174,6 +188,11 @@ class Figure(param.Parameterized):
     # or EVERYTHING for a slider whose point is that nothing drawn moves. Every other
     # slider changes what is drawn; tests/test_figures checks both directions.
     invariant: ClassVar[dict] = {}
+    # Each number the caption states that no check computes, declared beside it as a
+    # page declares its own (``numbers:``): number → a figure view that shows it
+    # (``figure-710?pos=30``), or why it is no quantity ("formula: 2π") or its source.
+    # ``posviz check`` computes each view again and refuses a number the caption lost.
+    numbers: ClassVar[dict[str, str]] = {}
     # What the benchmarks step and watch: by default the first number slider and plot.
     stepped_slider: ClassVar[str] = ""
     watched_plot: ClassVar[str] = ""

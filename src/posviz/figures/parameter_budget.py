@@ -129,6 +129,7 @@ class ParameterBudget(Figure):
         "projection matrices without changing their size. The paper's Table 3 gives 65 M and "
         "213 M without a breakdown; this count gives 63.1 M and 214.2 M."
     )
+    numbers = {"4": "formula, not a quantity: d_ff = 4·d_model"}
     widgets = {"preset": "buttons"}
     implied = ("preset",)  # the sizes name it
 

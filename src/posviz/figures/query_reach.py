@@ -154,6 +154,7 @@ class QueryReach(Figure):
         "in one layer, the criss-cross layer of CCNet. Two such layers reach what a row pass "
         "followed by a column pass reaches, at about twice the cost."
     )
+    numbers = {"1": "a name, not a quantity: 1D block", "2": "a name: 2D block"}
     stepped_slider = "row"  # the benchmarks move the query
     # Five named buttons do not fit side by side in the controls' column.
     widgets = {"scheme": {"type": "buttons", "orientation": "vertical", "width": 220}}
@@ -171,7 +172,7 @@ class QueryReach(Figure):
     scheme = param.Selector(
         default="local",
         objects={LABELS[name]: name for name in SCHEMES},
-        doc="Which pixels each query attends to: " + ", ".join(SCHEMES) + ".",
+        doc="Which pixels each query attends to: " + ", ".join(LABELS.values()) + ".",
     )
     side = size("image side", 16, 64, "Side of the image, in pixels.", low=8)
     row = size("query row", 8, 63, "Row of the query pixel (0 at the top).", low=0)

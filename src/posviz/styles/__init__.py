@@ -91,6 +91,9 @@ WRAP_CSS = _sheet("wrap")
 # Widgets: visible focus, themed slider, and no transitions when motion is reduced.
 WIDGET_CSS = _sheet("widget") + REDUCED_MOTION
 
+# A button group's description, in a tooltip under it that wraps.
+TOOLTIP_CSS = _sheet("tooltip")
+
 # Bokeh plot colours per scheme, the page's paper and ink; the page's script applies
 # the dark set. Dark axis labels are lighter than the text's muted colour.
 PLOT_THEMES = {
