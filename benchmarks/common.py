@@ -158,13 +158,25 @@ def sealed_context(browser, blocked: list, init_scripts=()):
 
 
 def press_and_wait(
-    page, figure_index: int, slider_index: int, plot: str, key: str, timeout_ms: float = 10_000
+    page,
+    figure_index: int,
+    slider_index: int,
+    plot: str,
+    key: str,
+    timeout_ms: float = 10_000,
+    where_focused: bool = False,
 ) -> float:
-    """Press ``key`` on a slider; the ms from keydown to the plot's new data drawn."""
+    """Press ``key`` on a slider; the ms from keydown to the plot's new data drawn.
+
+    ``where_focused``: press it wherever the focus is, as a keyboard reader does
+    (the slider should have it), instead of focusing the slider first.
+    """
     page.evaluate(f"window.posvizBench.watch({plot!r})")
     count = page.evaluate("window.posvizBench.latencies.length")
-    handle = figure_card(page, figure_index).locator(".noUi-handle").nth(slider_index)
-    handle.press(key)
+    if where_focused:
+        page.keyboard.press(key)
+    else:
+        figure_card(page, figure_index).locator(".noUi-handle").nth(slider_index).press(key)
     page.wait_for_function(
         f"() => window.posvizBench.latencies.length > {count}", timeout=timeout_ms
     )

@@ -356,14 +356,23 @@ def hold_section(hold: dict) -> list[str]:
         "A press at live (hold.py; the topic page cold, each arm ÷ the build before)",
         hold,
         f"medians of {hold['rounds']} rounds, the arms interleaved. The pointer rests on "
-        "the slider, or on the page's title; `before` is a build of the code before.",
+        "the slider, or on the page's title; `tabbed`: the keyboard brought the focus to "
+        "the slider; `before` is a build of the code before, the reader doing "
+        f"`{hold.get('before_variant') or 'away'}`.",
     )
     rows = [
-        [arm, medians["answer_ms"], hold["over_base"][arm], medians["filled_before"]]
+        [
+            arm,
+            medians["answer_ms"],
+            hold["over_base"][arm],
+            medians["filled_before"],
+            f"{medians.get('lost', 0)} of {hold['rounds']}",
+        ]
         for arm, medians in hold["medians"].items()
     ]
     return lines + rows_table(
-        ["arm", "keydown to new data drawn (ms)", "÷ base", "figures filled before it"], rows
+        ["arm", "keydown to new data drawn (ms)", "÷ base", "figures filled before it", "lost"],
+        rows,
     )
 
 

@@ -21,6 +21,7 @@ function page(islands, {observer = true} = {}) {
   const listeners = {};
   const documentListeners = {};
   const frames = [];
+  const timers = [];
   let watch = null;
   const watched = new Set();
   for (const [i, {figure, top}] of islands.entries()) {
@@ -42,6 +43,7 @@ function page(islands, {observer = true} = {}) {
       addEventListener: (name, run) => { documentListeners[name] = run; },
     },
     requestAnimationFrame: (run) => frames.push(run),
+    setTimeout: (run) => timers.push(run), // run by tick()
     queueMicrotask,
     addEventListener: (name, run) => { listeners[name] = run; },
     matchMedia: () => ({addEventListener() {}}),
@@ -76,9 +78,11 @@ function page(islands, {observer = true} = {}) {
   };
   // The observer reports these islands come near, in one callback, in the order given.
   const scrollTo = (...islands) => watch(islands.map((target) => ({isIntersecting: true, target})));
+  // The timers due: each runs once, in the order set.
+  const tick = () => { for (const run of timers.splice(0)) run(); };
   return {
     window, elements, built, indexed, listeners, documentListeners, frames, watched, doc, embed,
-    views, scrollTo,
+    views, scrollTo, tick,
   };
 }
 
@@ -404,7 +408,30 @@ test("a key pressed in a figure's controls holds until the focus leaves them", (
   assert.deepEqual(holdsOf(sent), [true, false]);
   on.keydown(pointer("posviz-controls"));
   on.focusout({...pointer("posviz-controls"), relatedTarget: null}); // to nothing: the window left
+  assert.deepEqual(holdsOf(sent), [true, false, true]); // once told whether the control is gone
+  p.tick(); // it is not: no control was focused that a swap removed
   assert.deepEqual(holdsOf(sent), [true, false, true, false]);
+});
+
+test("the keyboard's focus on a figure's controls holds, a click's does not", () => {
+  const p = page([{figure: 96, top: 0}]);
+  const sent = posted(p);
+  const on = p.documentListeners;
+  // The focused control comes first in the composed path; it matches :focus-visible
+  // when the keyboard brought the focus (Tab), not when a click did.
+  const focused = (visible) => ({
+    ...element("noUi-handle"),
+    matches: (selector) => selector === ":focus-visible" && visible,
+  });
+  on.focusin(pointer(focused(false), "posviz-controls")); // a click's focus: nothing yet
+  assert.deepEqual(holdsOf(sent), []);
+  on.focusin(pointer(focused(true), "posviz-controls")); // tabbed onto the slider
+  assert.deepEqual(holdsOf(sent), [true]);
+  on.focusin(pointer(focused(true), "posviz-controls")); // tabbed to the next: still held
+  on.pointerover(pointer("posviz-caption")); // the pointer elsewhere: the focus stays
+  assert.deepEqual(holdsOf(sent), [true]);
+  on.focusin(pointer("posviz-numbers-toggle")); // tabbed out of the controls
+  assert.deepEqual(holdsOf(sent), [true, false]);
 });
 
 test("the pointer and the keys hold together: the hold ends when both have let go", () => {
@@ -478,4 +505,84 @@ test("a scroll that moves the pointer off the controls tells the shells near now
   p.elements["root-1"].island.top = 200; // the observer has not said so yet
   p.documentListeners.pointerover(at(3, 3, "posviz-caption", element("posviz-island")));
   assert.deepEqual(sent.slice(-2), [{type: "near", figures: [710, 96]}, {type: "hold", holding: false}]);
+});
+
+// A figure's island with its controls as Bokeh draws them: a preset button and a
+// slider's handle (its title in the slider's own root). ``connected`` is false once
+// a swap has removed them.
+const drawnControls = (figure) => {
+  const make = (tag, cls, parent, extra = {}) => {
+    const el = {
+      tagName: tag, parentNode: parent, tabIndex: -1, textContent: "", isConnected: true,
+      classList: Object.assign(cls.split(" "), {contains(name) { return this.includes(name); }}),
+      kids: [], ...extra,
+    };
+    el.querySelectorAll = () => el.kids.flatMap((kid) => [kid, ...kid.querySelectorAll()]);
+    el.querySelector = (css) => el.querySelectorAll().find((each) => each.classList.contains(css.slice(1)));
+    el.getRootNode = () => el.root || parent?.getRootNode() || el;
+    parent?.kids.push(el);
+    return el;
+  };
+  const island = make("DIV", "posviz-island", null, {dataset: {figure: String(figure)}});
+  const controls = make("DIV", "posviz-controls", island);
+  const button = make("BUTTON", "bk-btn", controls, {tabIndex: 0, textContent: "base"});
+  const slider = make("DIV", "bk-slider", controls);
+  slider.root = slider;
+  make("DIV", "bk-slider-title", slider, {textContent: "d_model: 512"});
+  const handle = make("DIV", "noUi-handle", slider, {tabIndex: 0});
+  const gone = () => { for (const each of [island, ...island.querySelectorAll()]) each.isConnected = false; };
+  return {island, button, handle, gone};
+};
+
+test("a control's focus goes live with it: the same control of the live figure takes it", () => {
+  const p = page([{figure: 96, top: 0}]);
+  const sent = posted(p);
+  const document = p.window.document;
+  const body = {tagName: "BODY"};
+  document.body = body;
+  let shown = drawnControls(96); // the preview's
+  document.querySelector = (css) => (css === '.posviz-island[data-figure="96"]' ? shown.island : null);
+  const focus = (el) => { document.activeElement = el; };
+  for (const each of [shown.button, shown.handle]) each.focus = () => focus(each);
+  focus(shown.handle); // tabbed to the slider, then a key moved it
+  p.documentListeners.keydown(pointer("noUi-handle", "posviz-controls"));
+  p.tick();
+  const preview = shown;
+  shown = drawnControls(96); // going live: Python's figure replaces the preview's
+  let focusedLive = null;
+  shown.handle.focus = (options) => { focusedLive = options; focus(shown.handle); };
+  preview.gone();
+  focus(body); // the focus fell to the page
+  p.documentListeners.focusout({...pointer("noUi-handle", "posviz-controls"), relatedTarget: null});
+  p.tick();
+  assert.equal(document.activeElement, body); // not before the live controls are drawn
+  for (const run of p.frames.splice(0)) run();
+  assert.equal(document.activeElement, shown.handle); // the slider, not the button before it
+  assert.deepEqual({...focusedLive}, {preventScroll: true});
+  assert.deepEqual([...p.window.posvizLazy.carried], [96]);
+  assert.deepEqual(holdsOf(sent), [true]); // the hold stood across
+});
+
+test("a focus the reader moved elsewhere meanwhile is not taken back", () => {
+  const p = page([{figure: 96, top: 0}]);
+  const sent = posted(p);
+  const document = p.window.document;
+  document.body = {tagName: "BODY"};
+  const preview = drawnControls(96);
+  const live = drawnControls(96);
+  document.querySelector = () => live.island;
+  document.activeElement = preview.handle;
+  p.documentListeners.keydown(pointer("noUi-handle", "posviz-controls"));
+  p.tick();
+  preview.gone();
+  document.activeElement = document.body;
+  p.documentListeners.focusout({...pointer("noUi-handle", "posviz-controls"), relatedTarget: null});
+  p.tick();
+  const search = {tagName: "INPUT"};
+  document.activeElement = search; // the reader went to the search box
+  live.handle.focus = () => assert.fail("the focus was taken back");
+  for (const run of p.frames.splice(0)) run();
+  assert.equal(document.activeElement, search);
+  assert.deepEqual([...p.window.posvizLazy.carried], []);
+  assert.deepEqual(holdsOf(sent), [true]); // the focus is elsewhere; focusin says if it left
 });

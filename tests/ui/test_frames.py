@@ -88,7 +88,9 @@ def test_a_slider_moved_on_the_preview_answers_by_keyboard_and_pointer(built_sit
         assert blocked == [] and page.errors == []
 
 
-def test_a_value_set_on_the_preview_is_kept_when_python_takes_over(built_site, page, blocked):
+def test_a_value_set_on_the_preview_and_the_focus_are_kept_when_python_takes_over(
+    built_site, page, blocked
+):
     held = Held(built_site, PYODIDE)
     with held as url:
         open_preview(page, f"{url}/figure-710.html")
@@ -106,8 +108,10 @@ def test_a_value_set_on_the_preview_is_kept_when_python_takes_over(built_site, p
         assert slider_title(page, 0, 0) == "pos: 37"
         assert fingerprint(page, "posviz-710-hands") == preview  # no jump back
         wait_for_url_with(page, "pos=37")
-        # Live now: Python answers the next step.
-        press_on_slider(page, 0, 0)
+        # Live now: the focus went live with the slider the keys moved (export/lazy.js),
+        # so the reader's next key moves it, not the page, and Python answers it.
+        assert page.evaluate("posvizLazy.carried") == [710]
+        page.keyboard.press("ArrowRight")
         page.wait_for_function("() => location.search === '?pos=38'", timeout=30_000)
         assert blocked == [] and page.errors == []
 

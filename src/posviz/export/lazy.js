@@ -41,6 +41,7 @@
     filled: [], // figure ids in the order Python filled their shells
     repainted: [], // figure ids of filled shells painted again, once that paint is done
     holds: [], // each change of whether the reader's pointer is on a figure's controls
+    carried: [], // figure ids whose focused control's focus went live with it
     // Every figure drawn, shells once filled: print; tests and benchmarks.
     joinAll: () => Promise.all([
       ...[...pending.keys()].map(join),
@@ -79,7 +80,9 @@
   //   window or turns the wheel, and a touch when it lifts; not when the live
   //   document redraws the figure under a pointer that stays put (the browser then
   //   says "over" for whatever it drew there first, in the same island);
-  // - a key was pressed in them, until the focus leaves them.
+  // - the keyboard brought the focus to them (Tab: the focused control matches
+  //   :focus-visible, as a click's does not), or a key was pressed in them; until
+  //   the focus leaves them.
   // A hidden page lets go of both. And no hold stands while a figure the reader came
   // near waits to be filled: that figure is wanted now (and goes first), more than
   // an answer without a wait. The controls sit in Bokeh's shadow roots: the event's
@@ -106,6 +109,11 @@
   const within = (event, css) => event.composedPath()
     .find((node) => node.classList?.contains(css)) || null;
   const point = (event) => `${event.clientX},${event.clientY}`;
+  /** @param {Event} event a focusin: whether the focused control shows keyboard focus */
+  const byKeyboard = (event) => {
+    const focused = /** @type {Element | undefined} */ (event.composedPath()[0]);
+    return typeof focused?.matches === "function" && focused.matches(":focus-visible");
+  };
   document.addEventListener("pointerover", (event) => {
     if (within(event, CONTROLS)) {
       where = point(event);
@@ -125,9 +133,24 @@
   document.addEventListener("pointerup", lifted);
   document.addEventListener("pointercancel", lifted);
   document.addEventListener("wheel", () => hold("pointer", false), {passive: true});
-  document.addEventListener("keydown", (event) => { if (within(event, CONTROLS)) hold("keys", true); });
-  document.addEventListener("focusin", (event) => { if (!within(event, CONTROLS)) hold("keys", false); });
-  document.addEventListener("focusout", (event) => { if (!event.relatedTarget) hold("keys", false); });
+  document.addEventListener("keydown", (event) => {
+    if (within(event, CONTROLS)) hold("keys", true);
+    setTimeout(focusedNow); // once the key has moved the focus
+  });
+  document.addEventListener("pointerdown", () => setTimeout(focusedNow));
+  document.addEventListener("focusin", (event) => {
+    focusedNow();
+    if (!within(event, CONTROLS)) hold("keys", false);
+    else if (byKeyboard(event)) hold("keys", true);
+  });
+  document.addEventListener("focusout", (event) => {
+    if (event.relatedTarget) return;
+    // To nothing: the window lost the focus, or the control was removed (Chromium says
+    // so; going live removes the preview's): then its focus is carried (below).
+    setTimeout(() => {
+      if (!carryFocus()) hold("keys", false);
+    });
+  });
   document.addEventListener("visibilitychange", () => {
     if (!document.hidden) return;
     hold("pointer", false);
@@ -176,6 +199,90 @@
     }, {rootMargin: AHEAD})
     : null;
 
+  // Going live with Panel's tier (loader.js: a figure without frames, or an eager page)
+  // replaces each drawn figure's preview with Python's document: a control that had
+  // the focus goes with it, and the focus falls to the page (a keyboard reader's next
+  // arrow key went nowhere). So the control's place is kept, its
+  // figure and its index among the island's controls, and once the live figure has
+  // drawn its controls the focus goes to the same one (keyOf), unless the reader has
+  // put it somewhere meanwhile. The keys' hold stands across.
+  let focused = null; // {figure, key, nth, gone: the control} of the last control focused
+  let carrying = null; // that, while its focus is carried to the live figure's control
+  const deepAll = (root, out = []) => {
+    for (const el of root.querySelectorAll("*")) {
+      out.push(el);
+      if (el.shadowRoot) deepAll(el.shadowRoot, out);
+    }
+    return out;
+  };
+  const deepActive = () => {
+    let active = document.activeElement;
+    while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+    return active;
+  };
+  /** @param {Node | null} node @param {string} css the nearest such ancestor, across shadow roots */
+  const above = (node, css) => {
+    for (let at = node; at; at = at.parentNode || /** @type {ShadowRoot} */ (at).host) {
+      if (/** @type {Element} */ (at).classList?.contains(css)) return /** @type {HTMLElement} */ (at);
+    }
+    return null;
+  };
+  /** @param {HTMLElement} island its focusable controls, in document order */
+  const controlsOf = (island) => deepAll(island)
+    .filter((el) => /** @type {HTMLElement} */ (el).tabIndex >= 0 && above(el, CONTROLS));
+  // A control as both the preview and the live figure draw it: its kind and its
+  // slider's title (without the value after the colon) or its text.
+  /** @param {Element} control */
+  const keyOf = (control) => {
+    const root = /** @type {ShadowRoot | Document} */ (control.getRootNode());
+    const title = root.querySelector?.(".bk-slider-title")?.textContent?.split(":")[0];
+    return `${control.tagName}.${control.classList[0] ?? ""}|${title ?? control.textContent?.trim()}`;
+  };
+  // Where the focus is, among which figure's controls. The page hears a focusin only
+  // when the focus crosses into another shadow tree: a Tab from one control to the
+  // next inside a figure says nothing here. So it is read again after each key and
+  // each press of the pointer too.
+  const focusedNow = () => {
+    const control = /** @type {HTMLElement} */ (deepActive());
+    const island = above(control, "posviz-island");
+    const same = island && above(control, CONTROLS)
+      ? controlsOf(island).filter((each) => keyOf(each) === keyOf(control))
+      : [];
+    const nth = same.indexOf(control);
+    focused = nth >= 0 ? {figure: island?.dataset.figure, key: keyOf(control), nth, gone: control} : null;
+  };
+  /** Whether the last control focused was removed with the focus on it: then carry it. */
+  const carryFocus = () => {
+    const active = deepActive();
+    if (carrying) return true;
+    if (!focused || focused.gone.isConnected || (active && active !== document.body)) return false;
+    carrying = focused;
+    requestAnimationFrame(() => restoreFocus());
+    return true;
+  };
+  const restoreFocus = (frames = 600) => {
+    if (!carrying) return;
+    const {figure, key, nth, gone} = carrying;
+    const now = deepActive();
+    const elsewhere = now && now !== document.body && now !== gone;
+    const island = document.querySelector(`.posviz-island[data-figure="${figure}"]`);
+    const controls = island && !gone.isConnected
+      ? controlsOf(/** @type {HTMLElement} */ (island)).filter((each) => keyOf(each) === key)
+      : [];
+    if (elsewhere || (gone.isConnected && now === gone) || frames === 0) {
+      carrying = null; // the reader moved it, the control stayed, or the figure never came
+      if (!deepActive() || deepActive() === document.body) hold("keys", false);
+      return;
+    }
+    if (controls.length > nth) {
+      carrying = null;
+      /** @type {HTMLElement} */ (controls[nth]).focus({preventScroll: true});
+      api.carried.push(Number(figure));
+      return;
+    }
+    requestAnimationFrame(() => restoreFocus(frames - 1));
+  };
+
   // The elements of the next embed's roots, in the order Bokeh places them: the
   // document's root i goes to the element of the item's root_ids[i]
   // (embed/dom: _resolve_root_elements; Panel's handler remaps the ids).
@@ -185,7 +292,12 @@
     embedding = item
       ? item.root_ids.map((id) => document.getElementById(item.roots[id]))
       : null;
-    return embedItems.call(this, docsJson, renderItems);
+    // An engine that says nothing when it removes a focused control: now, or once
+    // the live document has replaced the preview.
+    carryFocus();
+    const embedded = embedItems.call(this, docsJson, renderItems);
+    Promise.resolve(embedded).then(carryFocus, () => {});
+    return embedded;
   };
 
   // Which roots wait: shells, and those of islands not drawn before and not near.
