@@ -202,10 +202,10 @@
   // Going live with Panel's tier (loader.js: a figure without frames, or an eager page)
   // replaces each drawn figure's preview with Python's document: a control that had
   // the focus goes with it, and the focus falls to the page (a keyboard reader's next
-  // arrow key went nowhere). So the control's place is kept, its
-  // figure and its index among the island's controls, and once the live figure has
-  // drawn its controls the focus goes to the same one (keyOf), unless the reader has
-  // put it somewhere meanwhile. The keys' hold stands across.
+  // arrow key went nowhere). So the control's place is kept: its figure, and which of
+  // the island's controls it is (keyOf, and the how-manieth of that key). Once the
+  // live figure has drawn its controls, the focus goes to the same one, unless the
+  // reader has put it somewhere meanwhile. The keys' hold stands across.
   let focused = null; // {figure, key, nth, gone: the control} of the last control focused
   let carrying = null; // that, while its focus is carried to the live figure's control
   const deepAll = (root, out = []) => {
@@ -244,6 +244,7 @@
   // each press of the pointer too.
   const focusedNow = () => {
     const control = /** @type {HTMLElement} */ (deepActive());
+    if (focused && focused.gone === control) return; // a key that left the focus where it was
     const island = above(control, "posviz-island");
     const same = island && above(control, CONTROLS)
       ? controlsOf(island).filter((each) => keyOf(each) === keyOf(control))
