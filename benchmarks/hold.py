@@ -41,7 +41,7 @@ from benchmarks.common import (
     topic_figures,
 )
 from benchmarks.runner import Benchmark, run
-from tests.support.pages import figure_card
+from tests.support.pages import deep_focus, figure_card
 
 TOPIC = "topic-positional-encoding.html"
 VARIANTS = ("resting", "away", "tabbed")  # on --site; "before" on --before
@@ -49,23 +49,17 @@ PAINTED = "() => window.posvizBench && window.posvizBench.firstPaint !== null"
 LIVE = "() => document.body.dataset.posviz === 'live'"
 
 
-# Whether the focus, followed into shadow roots, is on the element.
-FOCUSED_JS = """(element) => {
-  let active = document.activeElement;
-  while (active && active.shadowRoot && active.shadowRoot.activeElement) {
-    active = active.shadowRoot.activeElement;
-  }
-  return active === element;
-}"""
 TABS_MAX = 60
 LOST_MS = 10_000  # a press not answered by then went elsewhere
 
 
 def tab_to(page, handle) -> None:
     """Press Tab, as a keyboard reader does, until the focus is on ``handle``."""
+    label = handle.get_attribute("aria-label")  # the slider's, as deep_focus reads it
     for _ in range(TABS_MAX):
         page.keyboard.press("Tab")
-        if handle.evaluate(FOCUSED_JS):
+        focused = deep_focus(page) or {}
+        if "noUi-handle" in focused.get("cls", "") and focused.get("label") == label:
             return
     raise SystemExit(f"{TABS_MAX} presses of Tab never reached the slider")
 

@@ -92,6 +92,7 @@ def checked(source: str, *numbers: str):
         found.setdefault(source, set()).update(numbers)
 
 
+@functools.cache  # one run per process: the accounting has a case per source
 def verified() -> dict[str, set[str]]:
     """Every number the checks verify, per source: each check run once, here."""
     found: dict[str, set[str]] = {}
@@ -960,6 +961,7 @@ FORMULA = {
 }
 
 
+@functools.cache
 def declared() -> dict[str, dict[str, str]]:
     """Numbers the content declares with where they come from: a page's ``numbers:`` and
     a figure's beside its caption (``Figure.numbers``): a figure view that shows it, which
@@ -977,6 +979,7 @@ def test_a_number_declared_from_a_figure_must_be_what_it_shows():
     assert "2.00" in content.shown_by("figure-7256?k=8&m=16")
 
 
+@functools.cache
 def sources() -> dict[str, str]:
     site = content.load(CONTENT)
     found = {slug: page_text(slug) for slug in site.pages}
@@ -995,21 +998,6 @@ def test_no_stale_entries():
         assert numbers_formula <= tokens(texts[source]), source
 
 
-@functools.cache
-def _verified() -> dict[str, set[str]]:
-    return verified()
-
-
-@functools.cache
-def _sources() -> dict[str, str]:
-    return sources()
-
-
-@functools.cache
-def _declared() -> dict[str, dict[str, str]]:
-    return declared()
-
-
 def where_to_declare(source: str) -> str:
     """Where the author of ``source`` declares a number (a page, a topic or a caption)."""
     if source.isdigit():
@@ -1024,9 +1012,9 @@ def test_every_number_is_accounted_for(source):
     """Every check above is run here again (``verified``), so this test needs no other to
     have run first, and holds in any order and alone. One case per page, topic and
     caption, so ``--figure ID`` runs its caption's."""
-    known = _verified().get(source, set()) | set(CITED.get(source, {}))
-    known |= FORMULA.get(source, set()) | set(_declared().get(source, {}))
-    missing = sorted(tokens(_sources()[source]) - known)
+    known = verified().get(source, set()) | set(CITED.get(source, {}))
+    known |= FORMULA.get(source, set()) | set(declared().get(source, {}))
+    missing = sorted(tokens(sources()[source]) - known)
     assert missing == [], (
         f"{source} states {', '.join(missing)}, which no check computes and nothing declares: "
         f"declare each in {where_to_declare(source)}, or add a check in tests/test_prose.py"
