@@ -555,6 +555,23 @@ def test_check_names_the_figure_s_line_for_a_caption_number_it_lost_or_its_view_
     )
 
 
+def test_a_caption_number_typed_as_a_number_or_with_a_wrong_view_says_so(monkeypatch):
+    """An author's typos: 2 for "2", a slider's name misspelt in the view."""
+    monkeypatch.setattr(Declared, "numbers", {2: "formula", "6.28": "figure-710?poss=3"})
+    found = [(p.line, p.message) for p in content.check_figure_numbers({710: Declared})]
+    assert found == [
+        (DECLARED_LINE, "numbers: 2 must be written as the caption writes it, a string: '2'"),
+        (DECLARED_LINE, "numbers: figure-710?poss=3: figure 710 has no slider 'poss'"),
+    ]
+
+
+def test_a_figure_made_where_no_source_is_kept_is_named_by_its_class():
+    """A figure class made in a REPL: no file to point at, and no traceback either."""
+    made = type("Made", (ClockHands,), {"numbers": {"2": ""}, "__module__": "__main__"})
+    [problem] = content.check_figure_numbers({710: made})
+    assert (str(problem.path), problem.line) == ("<__main__.Made>", 0)
+
+
 def test_a_caption_number_declared_with_no_reason_is_a_problem(monkeypatch):
     monkeypatch.setattr(Declared, "numbers", {"2": " "})
     [problem] = content.check_figure_numbers({710: Declared})

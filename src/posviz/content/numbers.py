@@ -92,7 +92,13 @@ def check_figure_numbers(figures: dict) -> list[Problem]:
         path, line = _declared_at(cls, "numbers")
         stated = tokens(" ".join(cls.caption.split()))
         for number, origin in declared.items():
-            if not isinstance(origin, str) or not origin.strip():
+            if not isinstance(number, str):
+                message = (
+                    f"numbers: {number!r} must be written as the caption writes it, "
+                    f"a string: {str(number)!r}"
+                )
+                problems.append(Problem(path, line, message))
+            elif not isinstance(origin, str) or not origin.strip():
                 message = f"numbers: {_quote(number, 20)} needs a figure view or a reason"
                 problems.append(Problem(path, line, message))
             elif number not in stated:
@@ -114,11 +120,15 @@ def _declared_at(cls, attribute: str) -> tuple:
     """(module file, line) of ``attribute = ...`` in the class body, else of the class."""
     import inspect
 
-    lines, first = inspect.getsourcelines(cls)
+    try:
+        lines, first = inspect.getsourcelines(cls)
+        path = Path(inspect.getsourcefile(cls))
+    except (OSError, TypeError):  # a class made where no source is kept (a REPL)
+        return Path(f"<{cls.__module__}.{cls.__qualname__}>"), 0
     for offset, text in enumerate(lines):
         if re.match(rf"\s+{attribute}\s*(:[^=]*)?=", text):
-            return Path(inspect.getsourcefile(cls)), first + offset
-    return Path(inspect.getsourcefile(cls)), first
+            return path, first + offset
+    return path, first
 
 
 def _from_view(path, number: str, view: str, line: int) -> list[Problem]:
