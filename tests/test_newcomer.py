@@ -1,6 +1,6 @@
 """What a newcomer does, in a copy of the repository: add CONTRIBUTING's figure
-example and its oracle (taken from CONTRIBUTING.md itself), a figure and a page
-from `posviz new` (with a number declared from a figure view),
+example and its oracle (taken from CONTRIBUTING.md itself), a figure with its
+oracle and a page from `posviz new` (with a number declared from a figure view),
 then run there what the new figures and page touch. All green.
 
 Not the whole suite again: the main run tests every figure and page it has, so in
@@ -109,10 +109,12 @@ def test_a_newcomers_figure_and_page_leave_the_suite_green(tmp_path):
             failed.append(f"{what}:\n{failures}\n{summary}\n{done.stderr[-2000:]}")
         report[what] = done.stdout
     assert not failed, "\n\n".join(failed)
-    # The new figures were tested there: their generic checks ran, and the drawing
-    # checks were skipped for want of an oracle, saying so by name.
-    assert "Squares (figure 5) has no oracle" not in report["unit tests"]  # it has one
-    assert f"SlopeLines (figure {new_id}) has no oracle" in report["unit tests"]
+    # The new figures were tested there, their drawings against their oracles too:
+    # CONTRIBUTING's, and the one `posviz new figure` wrote beside its figure.
+    assert "has no oracle" not in report["unit tests"]
+    drawn = "PASSED tests/test_figures.py::test_every_slider_at_another_value_at_once_is_kept"
+    for name in ("Squares", "SlopeLines"):
+        assert f"{drawn}_and_drawn[{name}]" in report["unit tests"]
     # Each new figure's own checks ran (its frames step, among others), no old one's.
     stepped = "PASSED tests/test_frames.py::test_a_frame_applied_in_place_gives_the_models_a_"
     for figure_id in new:

@@ -105,8 +105,9 @@ def load_module(path: Path):
 
 
 def test_a_new_figure_module_is_the_template_with_its_name_id_and_title(tmp_path):
-    path = scaffold.new_figure("SlopeLines", FREE_ID, folder=tmp_path)
+    path, oracle = scaffold.new_figure("SlopeLines", FREE_ID, folder=tmp_path)
     assert path == tmp_path / "slope_lines.py"
+    assert oracle is None  # tmp_path is in no checkout: there is no tests/oracles
     text = path.read_text("utf-8")
     assert text.startswith(f'"""Figure {FREE_ID} — Slope lines."""\n')
     assert "NewFigure" not in text and "posviz new figure" not in text
@@ -119,14 +120,55 @@ def test_a_new_figure_module_is_the_template_with_its_name_id_and_title(tmp_path
 
 
 def test_a_new_figure_module_passes_lint_as_written(tmp_path):
-    path = scaffold.new_figure(
-        "SlopeLines", FREE_ID, title="Lines through the origin", folder=tmp_path
+    (tmp_path / "oracles").mkdir()
+    written = scaffold.new_figure(
+        "SlopeLines", FREE_ID, "Lines through the origin", tmp_path, tmp_path / "oracles"
     )
     ruff = [sys.executable, "-m", "ruff"]
     root = Path(__file__).resolve().parents[1]
-    for command in (["check", str(path)], ["format", "--check", str(path)]):
+    checks = (["check", *map(str, written)], ["format", "--check", *map(str, written)])
+    for command in checks:
         result = subprocess.run(ruff + command, capture_output=True, text=True, cwd=root)
         assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_new_figures_oracle_checks_what_the_template_draws_and_fails_once_it_changes(
+    tmp_path,
+):
+    (tmp_path / "oracles").mkdir()
+    path, oracle = scaffold.new_figure(
+        "SlopeLines2", FREE_ID, folder=tmp_path, oracles=tmp_path / "oracles"
+    )
+    assert oracle == tmp_path / "oracles" / "slope_lines2.py"
+    assert oracle.read_text("utf-8").startswith(
+        f'"""Figure {FREE_ID} — what Slope lines2 draws, computed apart from the figure."""\n'
+    )
+    cls, checks = load_module(path).SlopeLines2, load_module(oracle)
+    for slope in (0, 3, 10):
+        drawn, expected = checks.drawn_and_expected(cls(slope=slope), {"slope": slope})
+        assert list(drawn["line"]) == expected["line"] == [slope * x for x in range(11)]
+
+    class Moved(cls):  # the author changes what the figure draws, not yet its oracle
+        def frame(self):
+            changed = super().frame()
+            changed["line"]["data"]["y"] = changed["line"]["data"]["y"] + 1
+            return changed
+
+    drawn, expected = checks.drawn_and_expected(Moved(slope=3), {"slope": 3})
+    assert list(drawn["line"]) != expected["line"]
+
+
+def test_a_new_figures_oracle_goes_to_the_checkouts_tests_oracles_by_default():
+    figures_folder = Path(posviz.figures.__file__).parent
+    assert scaffold.repository_oracles(figures_folder) == Path(__file__).parent / "oracles"
+
+
+def test_a_new_figure_refuses_an_oracle_that_exists(tmp_path):
+    (tmp_path / "oracles").mkdir()
+    (tmp_path / "oracles" / "slope_lines.py").write_text("# someone's oracle\n", "utf-8")
+    with pytest.raises(scaffold.ScaffoldError, match="slope_lines.py exists already"):
+        scaffold.new_figure("SlopeLines", FREE_ID, folder=tmp_path, oracles=tmp_path / "oracles")
+    assert not (tmp_path / "slope_lines.py").exists()
 
 
 def test_a_new_figure_refuses_an_id_that_is_taken(tmp_path, capsys):

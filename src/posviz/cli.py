@@ -104,8 +104,10 @@ def cmd_new(args) -> int:
 
     try:
         if args.what == "figure":
-            path = scaffold.new_figure(args.name, args.id, args.title)
-            hint = f"posviz new: wrote {path} (figure {args.id}); see /figure-{args.id}"
+            written = scaffold.new_figure(args.name, args.id, args.title)
+            hint = f"posviz new: wrote {written.module} (figure {args.id}); see /figure-{args.id}"
+            if written.oracle is not None:
+                hint += f"\nposviz new: wrote {written.oracle}: its oracle, what it draws"
         else:
             path = scaffold.new_page(args.slug, args.title, args.content)
             hint = f"posviz new: wrote {path}; see /page-{args.slug}"

@@ -1,8 +1,9 @@
 """`posviz new figure | page`: a new figure module or page from a template file.
 
 The templates live in ``posviz/templates/``: ``figure.py`` is a real figure
-that passes the test suite as written, ``page.md`` a page that ``posviz check``
-accepts. Each command refuses, in one line (``ScaffoldError``), to take an id,
+that passes the test suite as written, with ``oracle.py`` its oracle (what it
+draws, computed apart: ``tests/oracles/``), and ``page.md`` a page that
+``posviz check`` accepts. Each command refuses, in one line (``ScaffoldError``), to take an id,
 a slug, a class name or a file that exists already.
 """
 
@@ -12,6 +13,7 @@ import re
 import string
 from importlib import resources
 from pathlib import Path
+from typing import NamedTuple
 
 from posviz import content
 
@@ -21,6 +23,16 @@ TEMPLATE_CLASS, TEMPLATE_ID, TEMPLATE_TITLE = "NewFigure", "figure_id = 0\n", '"
 
 class ScaffoldError(ValueError):
     """What stops ``posviz new``, in one line."""
+
+
+class NewFigure(NamedTuple):
+    """What ``new_figure`` wrote: the figure module, and its oracle.
+
+    The oracle is None outside a checkout, which has no ``tests/oracles`` to hold it.
+    """
+
+    module: Path
+    oracle: Path | None
 
 
 def template(name: str) -> str:
@@ -47,18 +59,44 @@ def _figure_classes(folder: Path) -> dict[str, Path]:
     return found
 
 
-def new_figure(name: str, figure_id: int, title: str | None = None, folder=None) -> Path:
-    """Write the figure module ``<folder>/<name as snake_case>.py``; its path."""
+def repository_oracles(figures_folder: Path) -> Path | None:
+    """``tests/oracles`` of the checkout whose ``src/posviz/figures`` is given, if any."""
+    folder = figures_folder.resolve().parents[2] / "tests" / "oracles"
+    return folder if (folder / "__init__.py").is_file() else None
+
+
+def _from_template(name: str, replacements) -> str:
+    """Template ``name`` without its docstring, each (old, new) replaced exactly once."""
+    text = template(name)
+    end = ast.parse(text).body[0].end_lineno  # the template's docstring, replaced
+    body = text.split("\n", end)[end]
+    for old, new in replacements:
+        assert body.count(old) == 1, f"the {name} template lost {old!r}"
+        body = body.replace(old, new)
+    return body
+
+
+def new_figure(
+    name: str, figure_id: int, title: str | None = None, folder=None, oracles=None
+) -> NewFigure:
+    """Write the figure module ``<folder>/<name as snake_case>.py``, and its oracle.
+
+    The oracle is ``<oracles>/<same name>.py``; ``oracles`` is by default the
+    checkout's ``tests/oracles``, and outside a checkout none is written.
+    """
     from posviz import figures
 
     folder = Path(folder) if folder else Path(figures.__file__).parent
+    oracles = Path(oracles) if oracles else repository_oracles(folder)
     if not CLASS_NAME.fullmatch(name):
         raise ScaffoldError(f"{name!r} is not a class name: letters and digits, like ClockHands")
     if not 0 < figure_id < 10**9:
         raise ScaffoldError(f"figure id {figure_id} must be a whole number from 1 to 999999999")
     path = folder / f"{module_name(name)}.py"
-    if path.exists():
-        raise ScaffoldError(f"{path} exists already; choose another NAME")
+    oracle = oracles / path.name if oracles else None
+    for taken in (path, oracle):
+        if taken is not None and (taken.exists() or taken.is_symlink()):
+            raise ScaffoldError(f"{taken} exists already; choose another NAME")
     if module_name(name) in figures.NOT_FIGURES:
         raise ScaffoldError(f"{path.name} is taken by posviz.figures itself; choose another NAME")
     if figure_id in figures.figure_ids():
@@ -66,18 +104,20 @@ def new_figure(name: str, figure_id: int, title: str | None = None, folder=None)
     if name in (classes := _figure_classes(folder)):
         raise ScaffoldError(f"a class {name} exists already in {classes[name]}")
     title = " ".join((title or title_of(name)).split())
-    text = template("figure.py")
-    end = ast.parse(text).body[0].end_lineno  # the template's docstring, replaced
-    body = text.split("\n", end)[end]
-    for old, new in (
-        (f"class {TEMPLATE_CLASS}(", f"class {name}("),
-        (f"    {TEMPLATE_ID}", f"    figure_id = {figure_id}\n"),
-        (f"title = {TEMPLATE_TITLE}", f"title = {json.dumps(title, ensure_ascii=False)}"),
-    ):
-        assert body.count(old) == 1, f"the figure template lost {old!r}"
-        body = body.replace(old, new)
+    body = _from_template(
+        "figure.py",
+        [
+            (f"class {TEMPLATE_CLASS}(", f"class {name}("),
+            (f"    {TEMPLATE_ID}", f"    figure_id = {figure_id}\n"),
+            (f"title = {TEMPLATE_TITLE}", f"title = {json.dumps(title, ensure_ascii=False)}"),
+        ],
+    )
     path.write_text(f'"""Figure {figure_id} — {title}."""\n{body}', "utf-8")
-    return path
+    if oracle is not None:
+        checks = _from_template("oracle.py", [])
+        head = f"Figure {figure_id} — what {title} draws, computed apart from the figure."
+        oracle.write_text(f'"""{head}"""\n{checks}', "utf-8")
+    return NewFigure(path, oracle)
 
 
 def new_page(slug: str, title: str, root=None) -> Path:

@@ -11,8 +11,9 @@ defines
   ``cls(**asked)`` is built, where sliders move each other (the default: the
   defaults, then what was asked).
 
-A figure without an oracle still gets every generic check; the drawing checks
-are skipped with a reason that names the file to add.
+``posviz new figure`` writes one beside the figure it writes. A figure without an
+oracle still gets every generic check, and its drawing checks fail, naming the
+file to add: a figure is not done until what it draws is checked.
 """
 
 import importlib
@@ -31,7 +32,7 @@ def oracle_for(cls):
 
 
 def lacks_oracle(cls) -> str:
-    """The skip reason of a figure without an oracle: what it lacks and where it goes."""
+    """Why a figure without an oracle fails its drawing checks, and where the oracle goes."""
     stem = cls.__module__.rsplit(".", 1)[-1]
     return (
         f"{cls.__name__} (figure {cls.figure_id}) has no oracle of what it draws: add "

@@ -162,8 +162,9 @@ def designed(figure_id: int):
     if sizes is None:
         stem = cls.__module__.rsplit(".", 1)[-1]
         pytest.skip(
-            f"{cls.__name__} (figure {figure_id}) declares no designed plot sizes: add "
-            f"PLOT_SIZES = [(width, height), ...] to tests/oracles/{stem}.py"
+            f"{cls.__name__} (figure {figure_id}) declares no designed plot sizes, so its "
+            f"shape is not checked: declare PLOT_SIZES = [(width, height), ...] in "
+            f"tests/oracles/{stem}.py to check it"
         )
     return sizes, getattr(oracle, "SQUARE_CELLS", False)
 

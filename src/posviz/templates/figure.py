@@ -2,8 +2,10 @@
 
 The template ``posviz new figure NAME --id N`` copies: it replaces the class
 name ``NewFigure``, the id in ``figure_id = 0`` and the title ``"A new figure"``
-(here and above), and drops this paragraph. As written, the figure passes the
-whole test suite; make it yours, then write its test (CONTRIBUTING.md).
+(here and above), and drops this paragraph; it writes the figure's oracle,
+``tests/oracles/<module>.py``, from ``oracle.py``. As written, the two pass the
+whole test suite; make the figure yours, then make its oracle compute what it
+draws (CONTRIBUTING.md, 'What a figure draws').
 """
 
 import numpy as np
