@@ -28,7 +28,7 @@ def lint(tmp_path: Path, module: str, source: str) -> subprocess.CompletedProces
     (copy / "posviz" / module).write_text(source, "utf-8")
     linter = Path(sys.executable).parent / "lint-imports"
     return subprocess.run(
-        [str(linter), "--no-cache", "--config", "pyproject.toml"],
+        [str(linter), "--no-cache", "--no-logo", "pyproject.toml"],
         cwd=tmp_path,
         env={"PYTHONPATH": str(copy), "PATH": "/usr/bin:/bin"},
         capture_output=True,
