@@ -1,6 +1,7 @@
 // The lazy join (export/lazy.js), run as the page runs it, in a stand-in window:
-// BokehJS's embed_items and Document.from_json, an IntersectionObserver the test
-// fires, and islands whose distance from the viewport the test sets. What is
+// BokehJS's embed_items and Document.from_json, IntersectionObservers the test
+// fires (the one that looks ahead, and the one of the screen itself), and islands
+// whose distance from the viewport the test sets. What is
 // checked is the bookkeeping: which roots wait, in which order, and what a join
 // builds and records.
 import test from "node:test";
@@ -22,8 +23,9 @@ function page(islands, {observer = true} = {}) {
   const documentListeners = {};
   const frames = [];
   const timers = [];
-  let watch = null;
-  const watched = new Set();
+  const watch = {}; // "ahead" or "screen" → that observer's callback
+  const watched = new Set(); // islands the look-ahead observer watches
+  const sighted = new Set(); // islands the screen's observer watches
   for (const [i, {figure, top}] of islands.entries()) {
     const island = {
       top, // where it is from the viewport's top: a test scrolls by setting it
@@ -55,9 +57,14 @@ function page(islands, {observer = true} = {}) {
   };
   if (observer) {
     window.IntersectionObserver = class {
-      constructor(callback) { watch = callback; }
-      observe(target) { watched.add(target); }
-      unobserve(target) { watched.delete(target); }
+      constructor(callback, options) {
+        this.of = options?.rootMargin ? "ahead" : "screen";
+        this.targets = this.of === "ahead" ? watched : sighted;
+        watch[this.of] = callback;
+      }
+      observe(target) { this.targets.add(target); }
+      unobserve(target) { this.targets.delete(target); }
+      disconnect() { this.targets.clear(); }
     };
   }
   window.window = window;
@@ -77,12 +84,14 @@ function page(islands, {observer = true} = {}) {
     };
   };
   // The observer reports these islands come near, in one callback, in the order given.
-  const scrollTo = (...islands) => watch(islands.map((target) => ({isIntersecting: true, target})));
+  const scrollTo = (...islands) => watch.ahead(islands.map((target) => ({isIntersecting: true, target})));
+  // The screen's observer reports these islands on screen (``on``) or off it.
+  const onScreen = (on, ...islands) => watch.screen(islands.map((target) => ({isIntersecting: on, target})));
   // The timers due: each runs once, in the order set.
   const tick = () => { for (const run of timers.splice(0)) run(); };
   return {
-    window, elements, built, indexed, listeners, documentListeners, frames, watched, doc, embed,
-    views, scrollTo, tick,
+    window, elements, built, indexed, listeners, documentListeners, frames, watched, sighted, doc,
+    embed, views, scrollTo, onScreen, tick,
   };
 }
 
@@ -299,6 +308,65 @@ test("without IntersectionObserver a shell is drawn once filled", async () => {
   far.fill();
   await settle();
   assert.deepEqual(p.built, [["b", "root-1"]]);
+});
+
+// WebKit left a filled shell's plots blank once scrolled to when they were painted
+// ahead of the reader, off screen; a paint on screen shows them (lazy.js).
+test("a filled shell drawn off screen paints again each time it comes on screen, once first painted", async () => {
+  const p = page([{figure: 96, top: 0}, {figure: 1803, top: 3000}]);
+  const paints = [];
+  const plot = {canvas_view: {}, request_paint: () => paints.push("plot")};
+  const notPlot = {request_paint: () => paints.push("a view without a canvas")};
+  let finished = false;
+  p.views();
+  p.doc.views_manager.build_view = async (model) => ({model, build() {}, has_finished: () => finished});
+  p.window.Bokeh.index.find = (model) => (model.name === "inner" ? [plot, notPlot] : []);
+  const far = shell("b");
+  far.references = () => [far, {name: "inner"}];
+  p.embed([...models("a"), far]);
+  far.fill();
+  p.scrollTo(p.elements["root-1"].island); // near: drawn, a screen ahead of the reader
+  await settle();
+  const island = p.elements["root-1"].island;
+  const frames = () => { for (const run of p.frames.splice(0)) run(); };
+  frames(); // its first paint is not done: nothing watched yet
+  assert.equal(p.sighted.size, 0);
+  finished = true;
+  frames();
+  assert.deepEqual([...p.sighted], [island]);
+  p.onScreen(false, island);
+  assert.deepEqual(paints, []); // off screen: no paint yet
+  p.onScreen(true, island);
+  assert.deepEqual(paints, ["plot"]);
+  assert.deepEqual([...p.window.posvizLazy.repainted], []);
+  frames();
+  frames(); // the paint's frame, then the one after it
+  assert.deepEqual([...p.window.posvizLazy.repainted], [1803]);
+  p.onScreen(true, island); // scrolled away and back
+  assert.deepEqual(paints, ["plot", "plot"]);
+  frames();
+  frames();
+  assert.deepEqual([...p.window.posvizLazy.repainted], [1803]); // recorded once
+  p.embed(models("A", "B")); // a new runtime's document: the old islands are let go
+  assert.equal(p.sighted.size, 0);
+  p.onScreen(true, island);
+  assert.deepEqual(paints, ["plot", "plot"]);
+});
+
+test("without IntersectionObserver a filled shell paints again once its first paint is done", async () => {
+  const p = page([{figure: 96, top: 0}, {figure: 1803, top: 3000}], {observer: false});
+  const paints = [];
+  p.views();
+  p.doc.views_manager.build_view = async (model) => ({model, build() {}, has_finished: () => true});
+  p.window.Bokeh.index.find = () => [{canvas_view: {}, request_paint: () => paints.push("plot")}];
+  const far = shell("b");
+  far.references = () => [far];
+  p.embed([...models("a"), far]);
+  far.fill();
+  await settle();
+  assert.deepEqual(paints, []);
+  for (const run of p.frames.splice(0)) run();
+  assert.deepEqual(paints, ["plot"]);
 });
 
 test("a document that replaces one with shells leaves nothing to wait for", async () => {

@@ -18,6 +18,9 @@ cache and storage, no runtime from elsewhere):
 - a figure page whose first runtime dies while it starts (``dies``);
 - a figure page whose Pyodide file is missing (``missing``).
 
+One more opens when its test runs: a figure page whose Python is held back until a
+reader has tabbed to a slider of its preview (``tabbed``).
+
 So the engines' runtimes start side by side while the tests look at the first
 ones. Each test is then a few checks on a page that is already open, in this
 file's order. Every request that leaves loopback goes to a proxy that refuses
@@ -42,7 +45,12 @@ from posviz.styles import DARK
 from tests.support import png
 from tests.support.browser import EAGER_PANEL, static_server
 from tests.support.engines import ENGINES, MissingEngine, start, webkit_memory_reading
-from tests.support.pages import CANVAS_EDGES_JS, RUNTIME_HISTORY_JS, STATUS_HISTORY_JS
+from tests.support.pages import (
+    CANVAS_EDGES_JS,
+    DEEP_FOCUS_JS,
+    RUNTIME_HISTORY_JS,
+    STATUS_HISTORY_JS,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.engines]
 LIVE = 240.0  # s: a cold start on a loaded 2-core machine, with the others starting too
@@ -226,6 +234,15 @@ def live(page):
         pytest.fail(f"the page is {state}: {page.probe('status')}\nwhat it showed:\n  {seen}")
 
 
+# How far below the fold a figure's island starts, in px; with ``scroll``, after
+# scrolling it to 150 px below, within the screen lazy.js draws ahead (AHEAD).
+BELOW_THE_FOLD_JS = """([figure, scroll]) => {
+  const island = document.querySelector(`.posviz-island[data-figure="${figure}"]`);
+  if (scroll) window.scrollBy(0, island.getBoundingClientRect().top - innerHeight - 150);
+  return island.getBoundingClientRect().top - innerHeight;
+}"""
+
+
 def answers(page, plot: str, figure: int = 0) -> str:
     """A keyboard step on the figure's first slider redraws ``plot``."""
     before = page.wait_probe("fingerprint", plot, timeout=ANSWER)
@@ -247,10 +264,15 @@ def test_the_topic_goes_live_offline_and_answers_keyboard_and_pointer(tour, shot
     assert tour.first_paint, "the topic drew no pre-rendered figure before Python"
     live(page)
     assert not any("could not start" in text for text in history(page)), history(page)
-    # A figure Python filled after the page went live shows its heatmap on screen: the
-    # screenshot, not its canvas (WebKit once held the drawing and showed it blank).
+    # A figure Python filled after the page went live, drawn a screen ahead of the
+    # reader and then scrolled to, shows its heatmap on screen: the screenshot, not its
+    # canvas (WebKit held the drawing and showed it blank; lazy.js paints it on screen).
     assert FILLED in page.evaluate("() => posvizLazy.shelled"), "no shell to check"
     page.front()  # a page behind another tab fills nothing until shown (fill_gate.js)
+    page.evaluate(BELOW_THE_FOLD_JS, [FILLED, True])
+    drawn = f"() => posvizLazy.joined.includes({FILLED})"
+    page.wait_for(drawn, timeout=LIVE, what=f"figure {FILLED} drawn below the fold")
+    assert page.evaluate(BELOW_THE_FOLD_JS, [FILLED, False]) > 0, "drawn, but not off screen"
     box = page.wait_probe("plotBox", TOPIC_FIGURES.index(FILLED), timeout=LIVE)
     page.screenshot(shots / f"{tour.name}-filled.png")
     scale = png.size(shots / f"{tour.name}-filled.png")[0] / page.evaluate("() => innerWidth")
@@ -454,6 +476,39 @@ def test_a_runtime_that_dies_while_starting_is_replaced_and_shared(tour):
     assert second.probe("runtime")["id"] == runtimes[-1], (second.probe("runtime"), runtimes)
     assert second.probe("runtime")["joined"] == "ready"  # no new runtime for it
     answers(second, HANDS)
+
+
+TABS = 20  # Tab presses that must reach the first slider of a figure page
+
+
+def test_the_keyboard_focus_goes_live_with_its_slider(tour):
+    """A reader who tabbed to a slider of the preview and stepped it keeps the focus
+    on it once Python takes the figure over (export/lazy.js carries it), so the next
+    arrow key moves the live slider, not the page."""
+    release = threading.Event()
+    site = tour.serve(inject(HISTORY, {"pyodide/*": lambda _: release}))
+    page = tour.pages["tabbed"] = tour.engine.page()
+    try:
+        page.goto(f"{site}/figure-710.html")
+        ready = "() => document.body.dataset.posvizFrames === 'ready'"
+        page.wait_for(ready, timeout=LIVE, what="the preview's frames")
+        page.front()
+        for _ in range(TABS):
+            if (page.evaluate(DEEP_FOCUS_JS) or {}).get("label") == "pos":
+                break
+            page.press("Tab")
+        assert (page.evaluate(DEEP_FOCUS_JS) or {}).get("label") == "pos", "Tab never reached pos"
+        for _ in range(3):
+            page.press("ArrowRight")
+        page.wait_for("() => location.search === '?pos=15'", timeout=ANSWER, what="pos=15")
+        assert page.evaluate("() => document.body.dataset.posviz") == "loading"
+    finally:
+        release.set()  # Python may come now
+    live(page)
+    assert page.evaluate("() => posvizLazy.carried") == [710]
+    assert page.evaluate(DEEP_FOCUS_JS)["label"] == "pos"
+    page.press("ArrowRight")
+    page.wait_for("() => location.search === '?pos=16'", timeout=ANSWER, what="pos=16 once live")
 
 
 def test_a_missing_file_is_a_message_and_the_preview_stays(tour):

@@ -29,7 +29,7 @@
   const CONTROLS = "posviz-controls"; // a figure's sliders and buttons (drawing/layout.py)
   const shells = new Map(); // element id → {figure, filled: a promise, done: its resolve}
   const wanted = new Set(); // element ids of shells the reader came near: drawn once filled
-  const repaint = new Set(); // element ids of shells: their plots painted once more (below)
+  const repaint = new Set(); // element ids of shells: their plots painted again on screen
   let embedding = null; // the elements of the embed in progress, by root index
   const api = {
     // figure ids whose islands wait to be drawn, in page order
@@ -39,7 +39,7 @@
     drawnBefore: [], // figure ids drawn when the last document was embedded
     shelled: [], // figure ids that came as shells in the last document embedded
     filled: [], // figure ids in the order Python filled their shells
-    repainted: [], // figure ids of filled shells painted again, once that paint is done
+    repainted: [], // figure ids of filled shells painted again on screen, once done
     holds: [], // each change of whether the reader's pointer is on a figure's controls
     carried: [], // figure ids whose focused control's focus went live with it
     // Every figure drawn, shells once filled: print; tests and benchmarks.
@@ -317,6 +317,8 @@
     shells.clear();
     wanted.clear();
     repaint.clear();
+    sighted?.disconnect();
+    onScreen.clear();
     api.drawnBefore = figuresOf(drawn);
     api.shelled = [];
     let islands = 0;
@@ -345,22 +347,41 @@
     return doc;
   };
 
-  // WebKit (2.48, GTK) leaves the image plots of a figure that came in Python's patch
-  // blank on screen after their first paint, though their canvases hold the drawing
-  // (getImageData reads it); the next paint shows it. So once such a root's views
-  // have finished their first paint, each plot in it paints once more.
+  // WebKit (2.48, GTK) leaves the plots of a figure that came in Python's patch blank
+  // on screen, though their canvases hold the drawing (getImageData reads it), when
+  // they were painted off screen: a shell drawn ahead of the reader (AHEAD) was blank
+  // once scrolled to. A paint while on screen shows it. So once such a root's views
+  // have finished their first paint, its plots paint again each time its island comes
+  // on screen (at once if it is there).
   // Bokeh.index.find and a plot view's request_paint: internals (posviz/internals.py).
-  function paintAgainOnceDrawn(view, model, figure) {
+  const onScreen = new Map(); // island → the paint of its filled shell's plots
+  const sighted = "IntersectionObserver" in window
+    ? new IntersectionObserver((entries) => {
+      for (const entry of entries) if (entry.isIntersecting) onScreen.get(entry.target)?.();
+    })
+    : null;
+  function paintAgainOnceDrawn(view, model, figure, island) {
+    let first = true;
+    const paint = () => {
+      for (const each of model.references()) {
+        for (const plot of Bokeh.index.find(each)) if (plot.canvas_view) plot.request_paint();
+      }
+      if (!first) return;
+      first = false;
+      // The paint runs in the frame the requests asked for; the frame after it, it is done.
+      requestAnimationFrame(() => requestAnimationFrame(() => api.repainted.push(figure)));
+    };
     const step = () => {
       if (!view.has_finished()) {
         requestAnimationFrame(step);
         return;
       }
-      for (const each of model.references()) {
-        for (const plot of Bokeh.index.find(each)) if (plot.canvas_view) plot.request_paint();
+      if (!sighted) {
+        paint();
+        return;
       }
-      // The paint runs in the frame the requests asked for; the frame after it, it is done.
-      requestAnimationFrame(() => requestAnimationFrame(() => api.repainted.push(figure)));
+      onScreen.set(island, paint);
+      sighted.observe(island);
     };
     requestAnimationFrame(step);
   }
@@ -384,7 +405,9 @@
     const view = await views.build_view(p.model);
     view.build(p.el);
     Bokeh.index.add(view);
-    if (repaint.delete(elementId)) paintAgainOnceDrawn(view, p.model, Number(p.island.dataset.figure));
+    if (repaint.delete(elementId)) {
+      paintAgainOnceDrawn(view, p.model, Number(p.island.dataset.figure), p.island);
+    }
     drawn.add(elementId);
     mark(p.island, "drawn");
     api.joined.push(Number(p.island.dataset.figure));
