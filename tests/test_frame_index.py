@@ -13,10 +13,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from posviz.export.frames import WHOLE_SPACE, key_of, slider_values
+from posviz.export.frames import WHOLE_SPACE, figure_frames, key_of, slider_values
 from posviz.figures import FIGURES
+from posviz.figures.model import Figure, Plot, Slider
 
 FRAME_INDEX = Path(__file__).resolve().parents[1] / "src" / "posviz" / "export" / "frame_index.js"
 
@@ -108,10 +110,10 @@ def test_each_frame_is_found_from_its_values_as_python_keys_it(figure_id, built_
                 assert index["frames"][at]["values"][name] == values[name], (figure_id, name)
 
 
-def python_link(figure_id: int, link: dict) -> dict | None:
+def python_link(cls, link: dict) -> dict | None:
     """The values a figure has after a deep link's values are set in declaration order,
     as Python's DeepLinks sets them; None when a step is out of the bounds it meets."""
-    figure = FIGURES[figure_id]()
+    figure = cls()
     try:
         for name in figure.sliders():
             if name in link:
@@ -125,12 +127,16 @@ def python_link(figure_id: int, link: dict) -> dict | None:
 def test_a_deep_link_reaches_the_state_python_sets_and_a_frame_only_when_every_step_has_one(
     figure_id, built_site, node
 ):
-    """Each frame's values as a link, and links that move two sliders at once (the
-    values of two one-slider frames combined): JS must show the values Python sets,
-    from a frame when one step at a time reaches a frame, else for the numpy tier."""
     index = json.loads(
         gzip.decompress((built_site / "frames" / f"{figure_id}.json.gz").read_bytes())
     )
+    check_deep_links(FIGURES[figure_id], index, node)
+
+
+def check_deep_links(cls, index: dict, node):
+    """Each frame's values as a link, and links that move two sliders at once (the
+    values of two one-slider frames combined): JS must show the values Python sets,
+    from a frame when one step at a time reaches a frame, else for the numpy tier."""
     opening = index["frames"][index["states"][index["opening"]]]["values"]
     explicit = [s["name"] for s in index["sliders"] if not s["implied"]]
     one_slider = {}  # slider name -> a frame's values that differ from the opening in it alone
@@ -144,27 +150,75 @@ def test_a_deep_link_reaches_the_state_python_sets_and_a_frame_only_when_every_s
     links += [{**opening, a: one_slider[a][a], b: one_slider[b][b]} for a, b in pairs]
     checked = unframed = 0
     for link, state in zip(links, linked(node, index, links), strict=True):
-        expected = python_link(figure_id, link)
+        expected = python_link(cls, link)
         if expected is None:
             continue
         checked += 1
         shown = index["frames"][state["at"]]["values"] if state["at"] != -1 else state["values"]
-        assert shown == expected, (figure_id, link, state)
+        assert shown == expected, (cls.figure_id, link, state)
         if state["at"] == -1:
             unframed += 1
         elif link in links[: len(index["frames"])]:
-            assert index["frames"][state["at"]]["values"] == link, (figure_id, link, state)
-    assert checked, figure_id
+            assert index["frames"][state["at"]]["values"] == link, (cls.figure_id, link, state)
+    assert checked, cls.figure_id
     # Two sliders moved: a figure whose every state the build framed (a space of at most
     # WHOLE_SPACE) has a frame for each; any other has none for most, and the numpy
     # tier answers.
-    if pairs and whole_space(figure_id):
-        assert unframed == 0, (figure_id, pairs)
+    if pairs and whole_space(cls):
+        assert unframed == 0, (cls.figure_id, pairs)
     elif pairs:
-        assert unframed, (figure_id, pairs)
+        assert unframed, (cls.figure_id, pairs)
+    return len(pairs), unframed
 
 
-def whole_space(figure_id: int) -> bool:
+def whole_space(cls) -> bool:
     """Whether the build frames every state of the figure (export/frames.py, WHOLE_SPACE)."""
-    figure = FIGURES[figure_id]()
+    figure = cls()
     return math.prod(len(slider_values(figure, name)) for name in figure.sliders()) <= WHOLE_SPACE
+
+
+# --- both directions, on two small figures of the test's own ------------------------
+# No built-in figure has a space of at most WHOLE_SPACE states, so these two, alike
+# but for the second slider's range, check each direction of the two-slider rule.
+
+X = np.arange(0, 11)
+
+
+class Lines(Figure):
+    """A line y = a · x + b: two sliders, 10 × 10 states."""
+
+    figure_id = 999_001
+    title = "Lines"
+    caption = "A line through b with slope a, for the frame index tests: move either slider."
+
+    a = Slider(default=2, bounds=(0, 9), label="a", doc="The slope.")
+    b = Slider(default=3, bounds=(0, 9), label="b", doc="Where the line meets the y-axis.")
+
+    def frame(self):
+        return {"line": {"data": {"y": self.a * X + self.b}}, "plot": {"title.text": "line"}}
+
+    def draw(self, hv, frame):
+        line = hv.Curve((X, frame["line"]["data"]["y"]), "x", "y")
+        return [Plot("plot", {"line": line}, xlim=(0, 10), ylim=(0, 100))]
+
+    def readout(self):
+        return f"a = **{self.a}** · b = **{self.b}**"
+
+
+class WideLines(Lines):
+    """The same line with b from 0 to 99: 10 × 100 states, more than WHOLE_SPACE."""
+
+    figure_id = 999_002
+    b = Slider(default=3, bounds=(0, 99), label="b", doc="Where the line meets the y-axis.")
+
+
+@pytest.mark.parametrize("cls,framed", [(Lines, True), (WideLines, False)])
+def test_two_sliders_moved_find_a_frame_exactly_when_the_build_frames_every_state(
+    cls, framed, node
+):
+    assert whole_space(cls) is framed
+    index, _ = figure_frames(cls)
+    assert (len(index["frames"]) == 100) is framed
+    pairs, unframed = check_deep_links(cls, index, node)
+    assert pairs == 1
+    assert (unframed == 0) is framed
