@@ -9,6 +9,7 @@ and the environment the tests run in is exactly that lock.
 from __future__ import annotations
 
 import re
+import sys
 import tomllib
 from dataclasses import dataclass
 from importlib import metadata
@@ -179,3 +180,26 @@ def test_dev_stamp_covers_the_lock():
     assert re.search(r'"\$\{installed% \*\}" != "\$locked"', body), body
     made = [line for line in body.splitlines() if " -m venv " in line]
     assert len(made) == 1 and "--clear" in made[0] and made[0].endswith('"$venv"'), made
+
+
+def test_every_installed_module_the_suite_imports_has_its_bytecode():
+    """./dev compiles .venv once: under PYTHONDONTWRITEBYTECODE (CI's machine sets it)
+    Python reads bytecode but never writes it, and every process compiled Panel,
+    Bokeh and HoloViews from their source again."""
+    import importlib.util
+    import sysconfig
+
+    import bokeh.plotting  # noqa: F401
+    import holoviews  # noqa: F401
+    import panel  # noqa: F401
+
+    installed = Path(sysconfig.get_path("purelib"))
+    sources = [
+        Path(module.__file__)
+        for module in list(sys.modules.values())
+        if str(getattr(module, "__file__", None) or "").endswith(".py")
+    ]
+    ours = [path for path in sources if path.is_relative_to(installed)]
+    assert len(ours) > 500  # Panel, Bokeh, HoloViews and what they import
+    missing = [p for p in ours if not Path(importlib.util.cache_from_source(p)).is_file()]
+    assert missing == [], f"{len(missing)} modules without bytecode, first {missing[:3]}"
