@@ -183,7 +183,7 @@ def test_dev_stamp_covers_the_lock():
 
 
 def test_every_installed_module_the_suite_imports_has_its_bytecode():
-    """./dev compiles .venv once: under PYTHONDONTWRITEBYTECODE (CI's machine sets it)
+    """./dev compiles .venv once: under PYTHONDONTWRITEBYTECODE (this machine sets it)
     Python reads bytecode but never writes it, and every process compiled Panel,
     Bokeh and HoloViews from their source again."""
     import importlib.util
