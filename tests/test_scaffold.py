@@ -158,9 +158,13 @@ def test_a_new_figures_oracle_checks_what_the_template_draws_and_fails_once_it_c
     assert list(drawn["line"]) != expected["line"]
 
 
-def test_a_new_figures_oracle_goes_to_the_checkouts_tests_oracles_by_default():
+def test_a_new_figures_oracle_goes_to_the_checkouts_tests_oracles_by_default(tmp_path):
     figures_folder = Path(posviz.figures.__file__).parent
     assert scaffold.repository_oracles(figures_folder) == Path(__file__).parent / "oracles"
+    # Anywhere else, no oracle: a folder in no checkout, and one too near the root.
+    assert scaffold.repository_oracles(tmp_path) is None
+    assert scaffold.repository_oracles(Path("/")) is None
+    assert scaffold.repository_oracles(Path("/tmp")) is None
 
 
 def test_a_new_figure_refuses_an_oracle_that_exists(tmp_path):

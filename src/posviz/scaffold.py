@@ -3,8 +3,8 @@
 The templates live in ``posviz/templates/``: ``figure.py`` is a real figure
 that passes the test suite as written, with ``oracle.py`` its oracle (what it
 draws, computed apart: ``tests/oracles/``), and ``page.md`` a page that
-``posviz check`` accepts. Each command refuses, in one line (``ScaffoldError``), to take an id,
-a slug, a class name or a file that exists already.
+``posviz check`` accepts. Each command refuses, in one line (``ScaffoldError``),
+to take an id, a slug, a class name or a file that exists already.
 """
 
 import ast
@@ -61,7 +61,10 @@ def _figure_classes(folder: Path) -> dict[str, Path]:
 
 def repository_oracles(figures_folder: Path) -> Path | None:
     """``tests/oracles`` of the checkout whose ``src/posviz/figures`` is given, if any."""
-    folder = figures_folder.resolve().parents[2] / "tests" / "oracles"
+    above = figures_folder.resolve().parents
+    if len(above) < 3:  # a folder too near the root to be a checkout's
+        return None
+    folder = above[2] / "tests" / "oracles"
     return folder if (folder / "__init__.py").is_file() else None
 
 
