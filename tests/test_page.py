@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from posviz import styles
@@ -194,3 +195,37 @@ def test_in_the_browser_a_page_draws_no_figure_for_its_room(monkeypatch):
     assert [
         p.figure_id for p in template._render_variables["posviz"]["parts"] if p.kind == "figure"
     ] == [710]
+
+
+def test_a_served_page_draws_each_figure_once_until_a_value_moves(monkeypatch):
+    """Its plots, its legend's labels as text and its island's room share one drawing
+    (drawing.specs); a moved slider draws again, at the new values."""
+    from posviz import drawing
+    from posviz.compose import views
+
+    dashboard, route = views.view("topic-positional-encoding")
+    figures = [isle.figure for isle in dashboard.islands()]
+    drawn = {figure.figure_id: [] for figure in figures}
+
+    def counted(own):
+        return lambda self, hv, frame: drawn[self.figure_id].append(frame) or own(self, hv, frame)
+
+    for cls in {type(figure) for figure in figures}:
+        monkeypatch.setattr(cls, "draw", counted(cls.draw))
+    template = page.page_template(dashboard, route.name, route.kind, route.title, "")
+    parts = [p for p in template._render_variables["posviz"]["parts"] if p.kind == "figure"]
+    assert [p.figure_id for p in parts] == [figure.figure_id for figure in figures]
+    assert all(p.room and "legend" in p.figure for p in parts)
+    assert {key: len(frames) for key, frames in drawn.items()} == dict.fromkeys(drawn, 1)
+
+    figure = next(f for f in figures if f.figure_id == 710)
+    before, _ = drawing.specs(figure)
+    assert len(drawn[710]) == 1  # asked again at the same values: kept
+    name = figure.sliders()[0]
+    low, high = figure.param[name].bounds
+    setattr(figure, name, high if getattr(figure, name) != high else low)
+    frame, _ = drawing.specs(figure)
+    assert len(drawn[710]) == 2 and drawn[710][1] is frame
+    np.testing.assert_equal(frame, figure.frame())
+    with pytest.raises(AssertionError):
+        np.testing.assert_equal(frame, before)

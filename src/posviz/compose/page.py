@@ -88,9 +88,9 @@ def value_text(figure, name: str) -> tuple[str, str]:
 
 def legend_labels(figure) -> list[str]:
     """The labels of the plotted elements at the current values, as the legends show them."""
-    import holoviews as hv
+    from posviz import drawing
 
-    specs = figure.draw(hv, figure.frame())
+    specs = drawing.specs(figure)[1]
     labels = [element.label for spec in specs for element in spec.elements.values()]
     return list(dict.fromkeys(label for label in labels if label))
 

@@ -82,9 +82,24 @@ def model_name(figure, key: str) -> str:
     return f"posviz-{figure.figure_id}-{key}"
 
 
+def specs(figure) -> tuple[dict, list]:
+    """``(frame, plots)``: the figure's frame and its ``draw`` at its current values.
+
+    Kept on the figure until a value changes: a served page asks for the same drawing
+    three times (its plots, its legend's labels as text, the room its island keeps),
+    and each ``draw`` builds every HoloViews element again.
+    """
+    key = tuple((name, repr(value)) for name, value in figure.param.values().items())
+    kept = figure.__dict__.get("_posviz_specs")
+    if kept is None or kept[0] != key:
+        frame = figure.frame()
+        kept = figure.__dict__["_posviz_specs"] = (key, frame, figure.draw(hv, frame))
+    return kept[1], kept[2]
+
+
 def watched_plot(figure) -> str:
     """The plot a step of the figure's ``stepped_slider`` redraws: what the benchmarks watch."""
-    return figure.watched_plot or figure.draw(hv, figure.frame())[0].key
+    return figure.watched_plot or specs(figure)[1][0].key
 
 
 def stepped_slider(figure) -> str:
@@ -225,8 +240,8 @@ def plots(figure) -> list:
         figure.__dict__["_posviz_stepping"] = True
         # After the figure's own watchers (a preset moving sizes, a side moving the query).
         figure.param.watch(lambda *_: step(figure), figure.sliders(), precedence=100)
-    frame = figure.frame()
-    return [drawn(figure, frame, spec) for spec in figure.draw(hv, frame)]
+    frame, drawing = specs(figure)
+    return [drawn(figure, frame, spec) for spec in drawing]
 
 
 def live(figure) -> list:

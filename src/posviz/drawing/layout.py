@@ -13,6 +13,7 @@ from markupsafe import Markup
 
 from posviz import markup
 from posviz.drawing import notebook_extension
+from posviz.drawing import specs as drawn_specs
 from posviz.drawing import plots as drawn_plots
 from posviz.drawing.controls import show_used, snap_back, steady, widgets_for
 from posviz.frames import texts
@@ -367,7 +368,7 @@ def island_room(figure, readout_html: str) -> Markup:
     ``readout_html`` is the readout rendered as the page renders Markdown. Hidden
     (``visibility: hidden``, ``aria-hidden``) and dropped once the figure is drawn.
     """
-    specs = figure.draw(hv, figure.frame())
+    specs = drawn_specs(figure)[1]
     asked = [spec_width(spec) for spec in specs]
     beside = f' style="flex: 0 0 auto; width: {CONTROLS_WIDTH}px"' if len(specs) == 1 else ""
     widgets = "".join(
