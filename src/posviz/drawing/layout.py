@@ -13,8 +13,8 @@ from markupsafe import Markup
 
 from posviz import markup
 from posviz.drawing import notebook_extension
-from posviz.drawing import specs as drawn_specs
 from posviz.drawing import plots as drawn_plots
+from posviz.drawing import specs as drawn_specs
 from posviz.drawing.controls import show_used, snap_back, steady, widgets_for
 from posviz.frames import texts
 from posviz.styles import (
