@@ -13,10 +13,10 @@ from functools import cache
 from posviz.drawing import plots
 from tests.oracles import rendered_sources
 
-# The size each plot is designed at (layout test): the two maps keep square cells,
-# and the index plot keeps its shape with them.
-PLOT_SIZES = [(260, 290), (260, 290), (360, 290)]
-SQUARE_CELLS = True
+# The size each plot is designed at (layout test): the two maps keep square cells;
+# the index plot, a line plot, stretches to the width and keeps its height.
+PLOT_SIZES = [(260, 290), (260, 290), (460, 320)]
+SQUARE_CELLS = [True, True, False]
 
 
 def clip(offset: int, k: int) -> int:

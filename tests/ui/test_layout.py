@@ -166,7 +166,8 @@ def designed(figure_id: int):
             f"shape is not checked: declare PLOT_SIZES = [(width, height), ...] in "
             f"tests/oracles/{stem}.py to check it"
         )
-    return sizes, getattr(oracle, "SQUARE_CELLS", False)
+    square = getattr(oracle, "SQUARE_CELLS", False)  # for every plot, or one per plot
+    return sizes, square if isinstance(square, list) else [square] * len(sizes)
 
 
 @pytest.mark.parametrize("figure_id", sorted(FIGURES))
@@ -184,9 +185,9 @@ def check_shape(page, figure_id, width, design, square_cells):
     [card] = page.evaluate(BOXES_JS)
     drawn = [(p["right"] - p["left"], p["bottom"] - p["top"]) for p in card["plots"]]
     assert len(drawn) == len(design)
-    for (w, h), (design_w, design_h) in zip(drawn, design, strict=True):
+    for (w, h), (design_w, design_h), square in zip(drawn, design, square_cells, strict=True):
         where = f"figure {figure_id} at {width}px: {w:.0f}×{h:.0f} px"
-        if square_cells:
+        if square:
             assert w <= design_w + 1, f"{where}, wider than its design {design_w}"
             assert abs(h - w * design_h / design_w) <= 2, (
                 f"{where}, not the shape of {design_w}×{design_h}"

@@ -260,11 +260,14 @@ class RelativeOffsets(Figure):
                 else:
                     element = hv.Scatter(points, OFFSET, INDEX, label=label).opts(size=6)
                 curves[f"{key}{part}"] = element.opts(color=colour)
+        # A line plot, so it stretches to the width and keeps its height (drawing.layout):
+        # scaled down with its aspect, a docs column's 300 px left its axis label taller
+        # than its plot area.
         index = Plot(
             "index",
             curves,
-            frame_width=SIDE + 100,
-            frame_height=SIDE,
+            width=SIDE + 200,
+            height=SIDE + 60,
             legend_position="top_left",
             legend_cols=2,
             title="The parameter of each offset",
