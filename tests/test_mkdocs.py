@@ -120,7 +120,7 @@ def test_a_line_becomes_a_raw_html_block_and_fences_are_left_alone():
     )
     lines = expand(markdown, "p.md", 1, "../_posviz").split("\n")
     assert lines[0] == "Text" and lines[1] == ""  # a blank line opens the HTML block
-    assert lines[2].startswith('<figure class="posviz-embed"><iframe ')
+    assert lines[2].startswith('<figure class="posviz-embed" style="width:100%"><iframe ')
     assert 'src="../_posviz/figure-710.html?d_model=256" title="Hands, wide"' in lines[2]
     assert lines[3] == ""
     assert lines[4:] == markdown.split("\n")[2:]

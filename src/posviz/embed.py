@@ -69,7 +69,9 @@ def embed_html(src: str, title: str, height: int, caption: str | None) -> str:
     """The figure element a docs page gets: a lazy, titled iframe and its caption."""
     src_attr = html.escape(src)
     parts = [
-        '<figure class="posviz-embed">',
+        # As wide as the column: a theme may size a figure to its content (Material's
+        # fit-content), which an iframe gives as its default 300 px.
+        '<figure class="posviz-embed" style="width:100%">',
         f'<iframe src="{src_attr}" title="{html.escape(title)}" loading="lazy" '
         f'data-posviz-embed="" data-posviz-min-height="{height}" '
         f'style="width:100%;height:{height}px;border:0;display:block"></iframe>',

@@ -18,8 +18,21 @@ def live_frames(page, count: int):
     return frames
 
 
+# The iframe's width and the content width of the column its figure stands in.
+WIDTHS_JS = """(frame) => {
+  const column = frame.closest('figure').parentElement;
+  const style = getComputedStyle(column);
+  const inner = column.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  return [frame.getBoundingClientRect().width, inner];
+}"""
+
+
 def assert_not_clipped(page, element):
-    """The page inside reported its height and the iframe took it: nothing is cut off."""
+    """The page inside reported its height and the iframe took it: nothing is cut off;
+    and the iframe is as wide as the docs' column (a theme that sizes a figure to its
+    content, as Material does, had left it at an iframe's default 300 px)."""
+    width, column = page.evaluate(WIDTHS_JS, element.element_handle())
+    assert abs(width - column) <= 1, f"the iframe is {width} px wide in a {column} px column"
     page.wait_for_function(
         "(e) => e.dataset.posvizHeight !== undefined", arg=element.element_handle()
     )

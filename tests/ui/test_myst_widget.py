@@ -18,7 +18,10 @@ const model = {get: (key) => ({site: "_posviz/", path: "figure-710.html?pos=24",
   title: "Clock hands", height: 300, caption: "Drag pos."})[key]};
 const root = document.getElementById("host").attachShadow({mode: "open"});
 const el = document.createElement("div");
-root.append(el);
+// A theme that sizes a figure to its content, as Material does.
+const rule = document.createElement("style");
+rule.textContent = "figure { width: fit-content; margin: 1em auto; }";
+root.append(rule, el);
 widget.render({model, el});
 </script></body></html>"""
 
@@ -51,4 +54,9 @@ def test_the_widget_draws_the_titled_iframe_and_sizes_it_to_its_page(tmp_path, b
             ".style.height === '912px'"
         )
         assert "Drag pos." in page.locator("#host figcaption").inner_text()
+        widths = page.evaluate(
+            "[document.querySelector('#host').getBoundingClientRect().width, document"
+            ".querySelector('#host').shadowRoot.querySelector('iframe').getBoundingClientRect().width]"
+        )
+        assert widths[1] == widths[0], f"the iframe is {widths[1]} px wide in {widths[0]} px"
     assert blocked == []

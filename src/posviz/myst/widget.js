@@ -24,7 +24,8 @@ function render({model, el}) {
   const caption = document.createElement("figcaption");
   caption.append(model.get("caption") ? `${model.get("caption")} ` : "", link);
   const figure = document.createElement("figure");
-  figure.style.margin = "0";
+  // As wide as the column, whatever the theme says of figures (Material: fit-content).
+  Object.assign(figure.style, {margin: "0", width: "100%"});
   figure.append(frame, caption);
   const heard = (event) => {
     const data = event.data;
