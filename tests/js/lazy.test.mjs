@@ -29,10 +29,18 @@ function page(islands, {observer = true} = {}) {
   for (const [i, {figure, top}] of islands.entries()) {
     const island = {
       top, // where it is from the viewport's top: a test scrolls by setting it
+      height: 400, // its room's
       dataset: {figure: String(figure)},
-      getBoundingClientRect: () => ({top: island.top, bottom: island.top + 400}),
+      style: {minHeight: ""},
+      getBoundingClientRect: () => ({top: island.top, bottom: island.top + island.height, height: island.height}),
     };
-    const el = {id: `root-${i}`, closest: (css) => (css === ".posviz-island" ? island : null), island};
+    const el = {
+      id: `root-${i}`,
+      closest: (css) => (css === ".posviz-island" ? island : null),
+      island,
+      height: 400, // what is drawn in it: a test sets it as BokehJS lays the figure out
+    };
+    el.children = [{getBoundingClientRect: () => ({height: el.height})}]; // BokehJS's root element
     elements[el.id] = el;
   }
   const doc = {all_roots: [], views_manager: null}; // no views until the test says (views())
@@ -80,7 +88,9 @@ function page(islands, {observer = true} = {}) {
   };
   const views = () => {
     doc.views_manager = {
-      build_view: async (model) => ({model, build: (el) => built.push([model.name, el.id])}),
+      build_view: async (model) => ({
+        model, build: (el) => built.push([model.name, el.id]), has_finished: () => true,
+      }),
     };
   };
   // The observer reports these islands come near, in one callback, in the order given.
@@ -140,6 +150,40 @@ test("scrolling near an island builds its view into its element, once, and recor
   p.scrollTo(p.elements["root-1"].island); // again: nothing pending, nothing built
   await settle();
   assert.equal(p.built.length, 1);
+});
+
+test("a joined island keeps its room's height until the figure drawn in it is as tall", async () => {
+  const p = page([{figure: 96, top: 0}, {figure: 710, top: 3000}, {figure: 4121, top: 6000}]);
+  p.embed(models("a", "b", "c"));
+  p.views();
+  const frames = () => { for (const run of p.frames.splice(0)) run(); };
+  const [island, root] = [p.elements["root-1"].island, p.elements["root-1"]];
+  island.height = 1496;
+  root.height = 0; // built, not yet laid out
+  p.scrollTo(island);
+  await settle();
+  assert.equal(island.style.minHeight, "1496px");
+  frames();
+  frames();
+  assert.equal(island.style.minHeight, "1496px");
+  root.height = 1490; // laid out, within the slack of its room
+  frames();
+  assert.equal(island.style.minHeight, "");
+  assert.equal(p.frames.length, 0);
+  p.tick(); // the time limit, after: nothing more
+  assert.equal(island.style.minHeight, "");
+
+  // A figure that never reaches its room's height lets go of it after the time limit.
+  const [other, short] = [p.elements["root-2"].island, p.elements["root-2"]];
+  short.height = 200;
+  p.scrollTo(other);
+  await settle();
+  frames();
+  assert.equal(other.style.minHeight, "400px");
+  p.tick();
+  assert.equal(other.style.minHeight, "");
+  frames();
+  assert.equal(p.frames.length, 0);
 });
 
 test("a join before the embed has views waits a frame and then builds", async () => {

@@ -120,6 +120,52 @@ def test_a_figure_scrolled_to_after_python_arrives_joins_the_live_document(joine
     assert blocked == [] and page.errors == []
 
 
+# Scroll the island 150 px below the fold; the frame its figure is joined, scroll it into
+# view, as a reader who follows a link to it at that moment; then, once the island has let
+# go of its room's height and five frames have passed, say where it is and how short it
+# ever got.
+SCROLLED_AT_JOIN_JS = """(id) => {
+  const island = document.querySelector(`.posviz-island[data-figure="${id}"]`);
+  window.scrollBy(0, island.getBoundingClientRect().top - innerHeight - 150);
+  const watch = window.posvizJoinWatch = {room: island.getBoundingClientRect().height,
+    lowest: Infinity, landed: false, calm: 0, done: false, top: null};
+  const tick = () => {
+    if (!watch.landed && posvizLazy.joined.includes(id)) {
+      island.scrollIntoView();
+      watch.landed = true;
+    }
+    if (watch.landed) {
+      watch.lowest = Math.min(watch.lowest, island.getBoundingClientRect().height);
+      watch.calm = island.style.minHeight === "" ? watch.calm + 1 : 0;
+    }
+    if (watch.calm >= 5) {
+      watch.top = island.getBoundingClientRect().top;
+      watch.done = true;
+    } else requestAnimationFrame(tick);
+  };
+  tick();
+}"""
+
+
+def test_a_figure_joined_as_the_reader_scrolls_to_it_keeps_its_room_and_its_place(joined):
+    """The island keeps its room's height until the figure drawn in it is as tall
+    (lazy.js): dropped at once, the island was 0 px tall for about 300 ms, and Chromium's
+    scroll anchoring carried a reader who had just scrolled to it 1,555 px past it."""
+    page, site, blocked = joined
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{site}/{TOPIC}")
+    page.wait_for_function("() => document.body.dataset.posviz === 'live'", timeout=LIVE)
+    shifted = TOPIC_FIGURES[3]  # two screens and more below the top at 390 px
+    assert shifted in page.evaluate("posvizLazy.waiting()")
+    page.evaluate(SCROLLED_AT_JOIN_JS, shifted)
+    page.wait_for_function("() => window.posvizJoinWatch.done", timeout=LIVE)
+    watch = page.evaluate("window.posvizJoinWatch")
+    assert watch["room"] > 300, watch
+    assert watch["lowest"] >= watch["room"] - 8, f"the island shrank below its room: {watch}"
+    assert abs(watch["top"]) <= 1, f"the reader was moved off the figure: {watch}"
+    assert blocked == [] and page.errors == []
+
+
 def test_python_sends_the_drawn_figures_first_and_fills_the_others_once_live(joined):
     """Python's document holds the figures the preview drew; each other island's root
     comes as an empty shell, filled after the page is live, in page order."""

@@ -23,6 +23,10 @@
   // posvizLazyOff: every figure at once, as before (benchmarks/lazy.py's A/B).
   if (!Document || !Bokeh.embed || window.posvizLazyOff) return;
   const AHEAD = "100% 0px 100% 0px"; // one screen above and below the viewport
+  // px a drawn figure may fall short of its room (tests/ui/test_widths.py, OFF), and
+  // how long a joined island keeps its room's height at most (join).
+  const ROOM_SLACK = 8;
+  const HOLD_ROOM_MS = 3000;
   const pending = new Map(); // element id → {model, doc, el, island}
   const drawn = new Set(); // element ids whose figure has been drawn
   const LATER = "posviz-later"; // a shell's class (drawing/layout.py, figure_shell)
@@ -402,8 +406,31 @@
     pending.delete(elementId);
     observer?.unobserve(p.island);
     delete p.model.default_view; // the class's view again
+    // The island keeps its room's height until the figure drawn in it is as tall (less
+    // ROOM_SLACK), or for HOLD_ROOM_MS at most. The page's stylesheet drops the room once
+    // the figure is in the island (site.css), and until BokehJS had laid the figure out
+    // the island was 0 px tall for about 300 ms: a reader who had just scrolled to it
+    // was carried one figure's height past it by the browser's scroll anchoring.
+    const island = p.island;
+    const held = island.getBoundingClientRect().height;
+    island.style.minHeight = `${held}px`;
+    let holding = true;
+    const release = () => {
+      if (holding) island.style.minHeight = "";
+      holding = false;
+    };
+    const laidOut = () => {
+      if (!holding) return;
+      // The root element is laid out as its contents (site.css): measure what it holds.
+      let height = 0;
+      for (const child of p.el.children) height += child.getBoundingClientRect().height;
+      if (height >= held - ROOM_SLACK) release();
+      else requestAnimationFrame(laidOut);
+    };
     const view = await views.build_view(p.model);
     view.build(p.el);
+    requestAnimationFrame(laidOut);
+    setTimeout(release, HOLD_ROOM_MS);
     Bokeh.index.add(view);
     if (repaint.delete(elementId)) {
       paintAgainOnceDrawn(view, p.model, Number(p.island.dataset.figure), p.island);
