@@ -186,8 +186,11 @@ def test_a_new_figure_refuses_an_id_that_is_taken(tmp_path, capsys):
 
 def test_a_new_figure_refuses_an_existing_file(tmp_path):
     (tmp_path / "slope_lines.py").write_text("# someone's draft\n", "utf-8")
-    with pytest.raises(scaffold.ScaffoldError, match="slope_lines.py exists already"):
+    with pytest.raises(scaffold.ScaffoldError, match="slope_lines.py exists already") as refusal:
         scaffold.new_figure("SlopeLines", FREE_ID, folder=tmp_path)
+    assert str(refusal.value).endswith(
+        "choose another NAME, or remove it if it is left from an earlier try"
+    )
     assert (tmp_path / "slope_lines.py").read_text("utf-8") == "# someone's draft\n"
 
 

@@ -99,7 +99,10 @@ def new_figure(
     oracle = oracles / path.name if oracles else None
     for taken in (path, oracle):
         if taken is not None and (taken.exists() or taken.is_symlink()):
-            raise ScaffoldError(f"{taken} exists already; choose another NAME")
+            raise ScaffoldError(
+                f"{taken} exists already; choose another NAME, or remove it if it is"
+                " left from an earlier try"
+            )
     if module_name(name) in figures.NOT_FIGURES:
         raise ScaffoldError(f"{path.name} is taken by posviz.figures itself; choose another NAME")
     if figure_id in figures.figure_ids():
