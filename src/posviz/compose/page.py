@@ -28,7 +28,7 @@ import panel as pn
 import param
 from markupsafe import Markup
 
-from posviz import markup
+from posviz import drawing, markup
 from posviz.compose import routes
 from posviz.compose.parts import Island, View, macros
 from posviz.drawing import layout
@@ -88,8 +88,6 @@ def value_text(figure, name: str) -> tuple[str, str]:
 
 def legend_labels(figure) -> list[str]:
     """The labels of the plotted elements at the current values, as the legends show them."""
-    from posviz import drawing
-
     specs = drawing.specs(figure)[1]
     labels = [element.label for spec in specs for element in spec.elements.values()]
     return list(dict.fromkeys(label for label in labels if label))

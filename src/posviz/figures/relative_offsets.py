@@ -266,8 +266,8 @@ class RelativeOffsets(Figure):
         index = Plot(
             "index",
             curves,
-            width=SIDE + 200,
-            height=SIDE + 60,
+            width=460,
+            height=320,
             legend_position="top_left",
             legend_cols=2,
             title="The parameter of each offset",
