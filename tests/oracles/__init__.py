@@ -57,5 +57,5 @@ def rendered_sources(dynamic_map):
 
 
 def spans(dynamic_map) -> list[float]:
-    """Locations of the vertical lines (hv.VLine) of a rendered plot."""
+    """Locations of the lines (hv.VLine and hv.HLine alike) of a rendered plot."""
     return [span.location for span in hv.render(dynamic_map).select(Span)]
