@@ -18,6 +18,7 @@ from posviz.drawing import specs as drawn_specs
 from posviz.drawing.controls import show_used, snap_back, steady, widgets_for
 from posviz.frames import texts
 from posviz.styles import (
+    CONTROLS_CSS,
     FIGURE_BODY_CSS,
     NO_MIN_WIDTH,
     REDUCED_MOTION,
@@ -31,10 +32,6 @@ PLOT_BASIS = 300  # px a plot that names no width asks for (HoloViews draws it a
 CONTROLS_WIDTH = 230  # px of the controls' column beside one plot
 WIDGET_WIDTH = 210  # px of each control
 PHONE_PANE = 300  # px across a plot's pane on a phone, or less
-# The controls' column, and the row of widgets in it, give way on a phone narrower than
-# them (a 280 px screen), and the widgets with them (WIDGET_CSS): they shrink to the
-# island, not past its edge. Each has Panel's margin of 10 px on either side.
-CONTROLS_CSS = NO_MIN_WIDTH + ":host { flex-shrink: 1 !important; max-width: calc(100% - 20px); }"
 
 
 def plot_area(plot) -> tuple[int, int] | None:

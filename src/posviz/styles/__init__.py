@@ -85,6 +85,9 @@ NOTICE_CSS = _sheet("notice") + REDUCED_MOTION
 # them when not; controls are not printed.
 FIGURE_BODY_CSS = NO_MIN_WIDTH + _sheet("figure_body") + REDUCED_MOTION
 
+# The controls' column and row: they give way on a phone narrower than them.
+CONTROLS_CSS = NO_MIN_WIDTH + _sheet("controls")
+
 # A row whose items wrap (figures.layout.WrappingRow).
 WRAP_CSS = _sheet("wrap")
 
