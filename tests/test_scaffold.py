@@ -209,3 +209,38 @@ def test_a_new_figure_refuses_the_real_figures_file_and_class(capsys):
 def test_a_new_figure_refuses_a_bad_name(tmp_path, name, why):
     with pytest.raises(scaffold.ScaffoldError, match=why):
         scaffold.new_figure(name, FREE_ID, folder=tmp_path)
+
+
+# --- the checkout it writes into ------------------------------------------------------
+
+
+def checkout(folder: Path) -> Path:
+    """A folder that looks like a posviz checkout: pyproject.toml and src/posviz/."""
+    (folder / "src" / "posviz").mkdir(parents=True)
+    (folder / "pyproject.toml").write_text("[project]\nname = 'posviz'\n", "utf-8")
+    return folder
+
+
+def test_new_refuses_to_write_into_another_checkout_than_the_one_you_are_in(tmp_path):
+    running, mine = checkout(tmp_path / "running"), checkout(tmp_path / "mine")
+    (mine / "content").mkdir()
+    with pytest.raises(scaffold.ScaffoldError) as refusal:
+        scaffold.same_checkout(mine / "content", running)
+    assert str(refusal.value) == (
+        f"this posviz runs from {running}, not from the checkout you are in ({mine}),"
+        f" and would write into {running}; run {mine}'s own ./dev new"
+    )
+    scaffold.same_checkout(running / "src", running)  # the checkout it runs from
+    scaffold.same_checkout(tmp_path, running)  # no checkout here: an installed posviz's use
+    scaffold.same_checkout(mine, None)  # posviz runs from a wheel: nothing of a checkout
+
+
+def test_new_run_from_another_checkout_is_refused_and_writes_nothing(tmp_path, monkeypatch, capsys):
+    mine = checkout(tmp_path / "mine")
+    monkeypatch.chdir(mine)
+    before = sorted(FIGURE_FILES.iterdir()), sorted(PAGES.iterdir())
+    err = refused(capsys, "figure", FREE_NAME, "--id", str(FREE_ID))
+    assert f"run {mine}'s own ./dev new" in err
+    err = refused(capsys, "page", FREE_SLUG, "--title", "A page")
+    assert f"run {mine}'s own ./dev new" in err
+    assert (sorted(FIGURE_FILES.iterdir()), sorted(PAGES.iterdir())) == before

@@ -100,9 +100,11 @@ def cmd_pyodide(args) -> int:
 
 def cmd_new(args) -> int:
     """Write a new figure module or page from its template (posviz.scaffold)."""
-    from posviz import scaffold
+    from posviz import paths, scaffold
 
     try:
+        if args.what == "figure" or args.content is None:  # both write where posviz runs
+            scaffold.same_checkout(Path.cwd(), paths.repository_root())
         if args.what == "figure":
             written = scaffold.new_figure(args.name, args.id, args.title)
             hint = f"posviz new: wrote {written.module} (figure {args.id}); see /figure-{args.id}"

@@ -5,7 +5,13 @@ from pathlib import Path
 
 def repository_root() -> Path | None:
     """The source checkout posviz runs from, if it runs from one."""
-    for folder in Path(__file__).resolve().parents:
+    return checkout_of(Path(__file__))
+
+
+def checkout_of(path: Path) -> Path | None:
+    """The posviz source checkout that holds ``path``, if one does."""
+    path = path.resolve()
+    for folder in (path, *path.parents):
         if (folder / "pyproject.toml").is_file() and (folder / "src" / "posviz").is_dir():
             return folder
     return None

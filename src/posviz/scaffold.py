@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from posviz import content
+from posviz.paths import checkout_of
 
 CLASS_NAME = re.compile(r"[A-Z][A-Za-z0-9]*")
 TEMPLATE_CLASS, TEMPLATE_ID, TEMPLATE_TITLE = "NewFigure", "figure_id = 0\n", '"A new figure"'
@@ -33,6 +34,21 @@ class NewFigure(NamedTuple):
 
     module: Path
     oracle: Path | None
+
+
+def same_checkout(here: Path, running: Path | None) -> None:
+    """Refuse when ``here`` is in a posviz checkout other than ``running``.
+
+    ``here`` is the working folder, ``running`` the checkout posviz runs from, which
+    ``posviz new`` writes into: one checkout's ``.venv`` run from another would write
+    there, unseen.
+    """
+    mine = checkout_of(here)
+    if mine is not None and running is not None and mine != running.resolve():
+        raise ScaffoldError(
+            f"this posviz runs from {running}, not from the checkout you are in ({mine}),"
+            f" and would write into {running}; run {mine}'s own ./dev new"
+        )
 
 
 def template(name: str) -> str:
